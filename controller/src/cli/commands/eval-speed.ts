@@ -1,0 +1,4 @@
+import type { Command } from 'commander';
+
+// Placeholder registration: the commands of this module are added by its issue's work.
+export function registerEvalSpeed(_program: Command): void {}

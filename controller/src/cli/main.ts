@@ -1,0 +1,46 @@
+/**
+ * Composition root of the `optimus` command line (`npm run optimus -- <command>`).
+ * Each command lives in `commands/<name>.ts` and registers itself; this file only lists them.
+ * Contract: with `--json`, stdout carries exactly one JSON document; everything else goes to stderr.
+ */
+import { Command, CommanderError } from 'commander';
+import { registerBenchCommands } from './commands/bench';
+import { registerEvalCommands } from './commands/eval';
+import { registerKubernetesCommands } from './commands/kubernetes';
+import { registerLocalCommands } from './commands/local';
+import { registerPaaCommands } from './commands/paa';
+import { registerPredictCommands } from './commands/predict';
+import { registerSimulateCommands } from './commands/simulate';
+import { registerTraceCommands } from './commands/trace';
+
+export function buildProgram(): Command {
+  const program = new Command('optimus')
+    .description('Optimus: dynamic resource scheduling for parameter-server deep-learning jobs')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+  registerEvalCommands(program);
+  registerPredictCommands(program);
+  registerPaaCommands(program);
+  registerBenchCommands(program);
+  registerSimulateCommands(program);
+  registerTraceCommands(program);
+  registerLocalCommands(program);
+  registerKubernetesCommands(program);
+  return program;
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const program = buildProgram().exitOverride();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode;
+      return;
+    }
+    process.stderr.write(`optimus: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+await main(process.argv.slice(2));

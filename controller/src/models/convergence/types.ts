@@ -1,0 +1,31 @@
+/** Contracts of the convergence model (paper §3.1, Eq. 1). Pure data. */
+
+/** One training-loss observation at global step `step` (steps counted from 0). */
+export interface LossPoint {
+  readonly step: number;
+  readonly loss: number;
+}
+
+/** The convergence rule: per-epoch decrease of normalised loss below `threshold` for `patience` epochs. */
+export interface ConvergenceRule {
+  readonly stepsPerEpoch: number;
+  /** δ, e.g. 0.01–0.05. */
+  readonly threshold: number;
+  /** K, the number of consecutive epochs. */
+  readonly patience: number;
+}
+
+export type ConvergenceEstimate =
+  | {
+      readonly status: 'ok';
+      /** Predicted total steps to convergence, with a prediction interval. */
+      readonly predictedTotalSteps: number;
+      readonly lower: number;
+      readonly upper: number;
+      /** predictedTotalSteps minus the steps already done (≥ 0). */
+      readonly remainingSteps: number;
+      readonly beta: readonly [number, number, number];
+      /** True when the rule is already met by the observed epochs. */
+      readonly converged: boolean;
+    }
+  | { readonly status: 'insufficient-data'; readonly reason: string };

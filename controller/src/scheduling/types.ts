@@ -1,0 +1,91 @@
+/**
+ * The one policy contract shared by the simulator, the local mode and Kubernetes.
+ * A policy is pure: `decide(input) → decision`. Time comes in as `input.now`.
+ */
+import type { Resources } from '../../../shared/src/units';
+import type { SpeedModel, TrainingMode } from '../models/speed/types';
+
+export type TaskRole = 'ps' | 'worker';
+
+/** Where one task of a job runs. */
+export interface TaskPlacement {
+  readonly role: TaskRole;
+  readonly index: number;
+  readonly server: string;
+}
+
+export interface ServerSnapshot {
+  readonly name: string;
+  /** Total allocatable resources. */
+  readonly capacity: Resources;
+  /**
+   * Resources held by things this scheduler does not manage (other pods, system reserve).
+   * What our jobs hold is NOT counted here: every round re-decides all of our jobs.
+   */
+  readonly reserved: Resources;
+}
+
+/** The remaining work of a job, in steps, with an interval when estimated online. */
+export interface RemainingWork {
+  readonly steps: number;
+  readonly lower: number;
+  readonly upper: number;
+}
+
+export interface JobShape {
+  readonly ps: number;
+  readonly workers: number;
+}
+
+export interface JobSnapshot {
+  /** `namespace/name`, unique in the cluster. */
+  readonly id: string;
+  readonly mode: TrainingMode;
+  /** Per-task demand of one parameter server and of one worker. */
+  readonly psDemand: Resources;
+  readonly workerDemand: Resources;
+  readonly minPs: number;
+  readonly maxPs: number;
+  readonly minWorkers: number;
+  readonly maxWorkers: number;
+  /** Seconds (same clock as `now`) when the job was submitted. */
+  readonly arrivalTime: number;
+  /** The current shape and placement; null when the job holds nothing yet. */
+  readonly current: { readonly shape: JobShape; readonly placement: readonly TaskPlacement[] } | null;
+  readonly remaining: RemainingWork;
+  readonly speed: SpeedModel;
+  /** Latest observed step time per worker index (seconds), for straggler detection. */
+  readonly workerStepTimes?: Readonly<Record<number, number>>;
+  /** Optional weight on the job's gain (paper: 0.95 for new jobs; default 1). */
+  readonly priority?: number;
+}
+
+export interface PolicyInput {
+  /** Seconds on the caller's clock. */
+  readonly now: number;
+  readonly servers: readonly ServerSnapshot[];
+  readonly jobs: readonly JobSnapshot[];
+  /** Seconds a checkpoint → restart costs a running job (resize cost). */
+  readonly restartCostSec: number;
+}
+
+export type JobDecision =
+  | {
+      readonly jobId: string;
+      readonly action: 'run';
+      readonly shape: JobShape;
+      readonly placement: readonly TaskPlacement[];
+      /** Worker indexes the policy asks to replace (stragglers). */
+      readonly replaceWorkers: readonly number[];
+    }
+  | { readonly jobId: string; readonly action: 'wait'; readonly reason: string };
+
+export interface Decision {
+  readonly jobs: readonly JobDecision[];
+}
+
+export interface Policy {
+  readonly name: string;
+  readonly description: string;
+  decide(input: PolicyInput): Decision;
+}

@@ -1,0 +1,4 @@
+export * from './topics';
+export * from './schemas';
+export * from './decode';
+export * from './units';
