@@ -1,4 +1,70 @@
+/** `optimus eval convergence`: accuracy of the convergence model on synthetic curves with known truth. */
 import type { Command } from 'commander';
+import { PROGRESS_LEVELS, runConvergenceBenchmark } from '../../models/convergence/benchmark';
+import type { BenchmarkResult, ProgressFigures } from '../../models/convergence/benchmark';
+import { STANDARD_SCENARIOS } from '../../models/convergence/scenarios';
+import { intFlag, printJson } from '../output';
 
-// Placeholder registration: the commands of this module are added by its issue's work.
-export function registerEvalConvergence(_program: Command): void {}
+interface EvalConvergenceFlags {
+  readonly seed: number;
+  readonly replicates: number;
+  readonly json?: boolean;
+}
+
+/** The issue's targets: median |error| ≤ 10% at 50% progress on paper-form curves; coverage ≥ 80%. */
+export function targetsMet(r: BenchmarkResult): { medianErrorAt50: boolean; coverage: boolean } {
+  const at50 = r.paperForm['0.5']?.medianError;
+  return {
+    medianErrorAt50: at50 !== null && at50 !== undefined && at50 <= 0.1,
+    coverage: r.coverage !== null && r.coverage >= 0.8,
+  };
+}
+
+const pct = (x: number | null | undefined): string =>
+  x === null || x === undefined ? '   –  ' : `${(100 * x).toFixed(1)}%`.padStart(6);
+
+function row(name: string, figures: Record<string, ProgressFigures>): string {
+  const cells = PROGRESS_LEVELS.map((p) => {
+    const f = figures[String(p)];
+    return `${pct(f?.medianError)} ${pct(f?.coverage)} ${pct(f?.baselineMedianError)}`;
+  });
+  return `${name.padEnd(15)} ${cells.join('  |  ')}`;
+}
+
+function printHuman(r: BenchmarkResult): void {
+  const head = PROGRESS_LEVELS.map((p) => `${String(100 * p).padStart(2)}%: error  cover  paper`).join(
+    '  |  ',
+  );
+  const lines = [
+    `convergence benchmark, seed ${r.seed}, ${r.replicates} replicates per scenario and progress level`,
+    `${'scenario'.padEnd(15)} ${head}`,
+    ...Object.entries(r.scenarios).map(([name, s]) => row(name, s.byProgress)),
+    row('paper-form', r.paperForm),
+    row('overall', r.overall),
+    `interval coverage overall: ${pct(r.coverage)}`,
+    'error: median |predicted − true| / true; cover: share of intervals holding the truth;',
+    "paper: median error of the paper's own procedure (transform NNLS, no drop detection) on the same points",
+  ];
+  const met = targetsMet(r);
+  lines.push(
+    `targets: median error at 50% ≤ 10% ${met.medianErrorAt50 ? 'met' : 'NOT met'}, coverage ≥ 80% ${met.coverage ? 'met' : 'NOT met'}`,
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export function registerEvalConvergence(program: Command): void {
+  program
+    .command('convergence')
+    .description('benchmark the convergence model on synthetic loss curves with known ground truth')
+    .option('--seed <n>', 'seed of the noise (deterministic)', intFlag('seed', 0), 1)
+    .option('--replicates <n>', 'noisy copies of each scenario per progress level', intFlag('replicates'), 30)
+    .option('--json', 'print one JSON document on stdout')
+    .action((flags: EvalConvergenceFlags) => {
+      const result = runConvergenceBenchmark(STANDARD_SCENARIOS, {
+        seed: flags.seed,
+        replicates: flags.replicates,
+      });
+      if (flags.json === true) printJson({ ...result, targetsMet: targetsMet(result) });
+      else printHuman(result);
+    });
+}

@@ -25,7 +25,14 @@ export type ConvergenceEstimate =
       /** predictedTotalSteps minus the steps already done (≥ 0). */
       readonly remainingSteps: number;
       readonly beta: readonly [number, number, number];
-      /** True when the rule is already met by the observed epochs. */
+      /** True when the rule is already met within the epochs done (judged on the fitted curve, not the noise). */
       readonly converged: boolean;
+      /**
+       * Step where the fitted segment starts: β describes l(step − fitStartStep). 0 unless a learning-rate
+       * drop was detected. (Optional for compatibility.)
+       */
+      readonly fitStartStep?: number;
+      /** Step of the last detected learning-rate drop, when one was detected. */
+      readonly lrDropStep?: number;
     }
   | { readonly status: 'insufficient-data'; readonly reason: string };

@@ -1,0 +1,202 @@
+/**
+ * The convergence estimator: pre-process, find the current learning-rate segment, fit Eq. 1 to it, and
+ * apply the convergence rule to the fitted curve, with a prediction interval.
+ */
+import type { Beta } from './curve';
+import { fitEq1 } from './fit';
+import type { CurveFit, FitData } from './fit';
+import { scanDrops } from './lr-drop';
+import { cleanPoints, downsample, epochMeans, normalise, replaceOutliers } from './preprocess';
+import { predictEpoch } from './predict-epoch';
+import { predictionDrift, profileInterval, residualAutocorrelation, slowShapeEpoch } from './interval';
+import type { ConvergenceEstimate, ConvergenceRule, LossPoint } from './types';
+
+/** Tuning of the estimator; the defaults are what `eval convergence` measures. */
+export interface EstimateOptions {
+  /** Fewest points (after cleaning, in the current segment) to attempt a fit. */
+  readonly minPoints?: number;
+  /** Fewest epochs the current segment must span. */
+  readonly minEpochs?: number;
+  /** Epochs either side in the paper's outlier rule (0 turns it off). */
+  readonly outlierWindowEpochs?: number;
+  /** Long histories are averaged down to this many points. */
+  readonly maxPoints?: number;
+  /** Weight ramp towards recent points: w = 1 + recencyWeight · x / span (0 = unweighted, as in the paper). */
+  readonly recencyWeight?: number;
+  /** Width of the prediction interval, in (autocorrelation-corrected) standard deviations of the profile. */
+  readonly intervalZ?: number;
+  /** The interval extends by this many times the drift of the prediction (see `predictionDrift`); 0 skips it. */
+  readonly driftFactor?: number;
+  /** Predictions beyond this many times the steps done are "insufficient data", not guesses. */
+  readonly maxHorizonFactor?: number;
+  readonly detectLrDrop?: boolean;
+  /** Widen the interval to a slower-decaying shape's prediction when it fits as well (see `slow-shape.ts`). */
+  readonly slowShape?: boolean;
+}
+
+const DEFAULTS = {
+  minPoints: 8,
+  minEpochs: 1,
+  outlierWindowEpochs: 5,
+  maxPoints: 80,
+  recencyWeight: 1,
+  intervalZ: 1.64,
+  driftFactor: 2,
+  maxHorizonFactor: 40,
+  detectLrDrop: true,
+  slowShape: true,
+} as const;
+
+type Settings = {
+  readonly [K in keyof typeof DEFAULTS]: (typeof DEFAULTS)[K] extends boolean ? boolean : number;
+};
+
+/** F statistic (2 and n−3 degrees of freedom) above which the fall is real: p < 0.5% for n ≥ 20. */
+const MIN_F = 6.5;
+
+function insufficient(reason: string): ConvergenceEstimate {
+  return { status: 'insufficient-data', reason };
+}
+
+function checkRule(rule: ConvergenceRule): void {
+  if (!(rule.stepsPerEpoch > 0)) throw new RangeError(`stepsPerEpoch must be > 0, got ${rule.stepsPerEpoch}`);
+  if (!(rule.threshold > 0)) throw new RangeError(`threshold must be > 0, got ${rule.threshold}`);
+  if (!Number.isInteger(rule.patience) || rule.patience < 1) {
+    throw new RangeError(`patience must be an integer ≥ 1, got ${rule.patience}`);
+  }
+}
+
+function fitData(points: readonly { step: number; loss: number }[], start: number, recency: number): FitData {
+  const n = points.length;
+  const x = new Float64Array(n);
+  const y = new Float64Array(n);
+  const w = new Float64Array(n);
+  const span = Math.max((points[n - 1]?.step ?? start) - start, 1);
+  for (let i = 0; i < n; i++) {
+    const p = points[i] as { step: number; loss: number };
+    const xi = p.step - start;
+    x[i] = xi;
+    y[i] = p.loss;
+    w[i] = 1 + (recency * xi) / span;
+  }
+  return { x, y, w };
+}
+
+/**
+ * Whether the curve explains the data clearly better than a constant (an F-test on the SSE reduction, with the
+ * noise variance inflated for autocorrelated residuals); else the loss is not decreasing beyond its noise.
+ */
+function isDecreasing(fit: CurveFit, data: FitData): boolean {
+  const n = data.x.length;
+  let weight = 0;
+  let mean = 0;
+  for (let i = 0; i < n; i++) {
+    weight += data.w[i] ?? 0;
+    mean += (data.w[i] ?? 0) * (data.y[i] ?? 0);
+  }
+  mean /= weight;
+  let sseConstant = 0;
+  for (let i = 0; i < n; i++) sseConstant += (data.w[i] ?? 0) * ((data.y[i] ?? 0) - mean) ** 2;
+  const rho = residualAutocorrelation(fit, data);
+  const variance = (fit.sse / Math.max(n - 3, 1)) * ((1 + rho) / (1 - rho));
+  const f = (sseConstant - fit.sse) / 2 / Math.max(variance, 1e-300);
+  return f > MIN_F && fit.beta[0] > 0;
+}
+
+/** Converts β of the normalised loss to β of the raw loss (loss = scale · normalised). */
+function rawBeta(beta: Beta, scale: number): [number, number, number] {
+  return [beta[0] / scale, beta[1] / scale, beta[2] * scale];
+}
+
+/** The points ready to fit: normalised history and the current learning-rate segment. */
+interface Prepared {
+  readonly normalised: readonly LossPoint[];
+  readonly scale: number;
+  /** Down-sampled points of the current segment. */
+  readonly segment: readonly LossPoint[];
+  readonly segmentStart: number;
+  readonly dropStep: number | null;
+  readonly stepsDone: number;
+}
+
+/** Cleans, replaces outliers, normalises, and cuts the segment after the last learning-rate drop. */
+function prepare(points: readonly LossPoint[], rule: ConvergenceRule, o: Settings): Prepared | string {
+  const cleaned = cleanPoints(points);
+  const lastStep = cleaned[cleaned.length - 1]?.step;
+  if (cleaned.length < o.minPoints || lastStep === undefined) {
+    return `${cleaned.length} valid points, need at least ${o.minPoints}`;
+  }
+  const { points: normalised, scale } = normalise(
+    replaceOutliers(cleaned, rule.stepsPerEpoch, o.outlierWindowEpochs),
+  );
+  const sampled = downsample(normalised, o.maxPoints);
+  const drop = o.detectLrDrop ? scanDrops(sampled) : null;
+  if (drop !== null && !drop.confirmed) {
+    const at = Math.round(sampled[drop.index]?.step ?? 0);
+    return `possible learning-rate drop near step ${at}: waiting for more points to confirm it`;
+  }
+  // The drop is found on averaged points; the segment is cut from the raw ones, between the two bins.
+  const cut =
+    drop === null ? -Infinity : ((sampled[drop.index - 1]?.step ?? 0) + (sampled[drop.index]?.step ?? 0)) / 2;
+  const raw = drop === null ? normalised : normalised.filter((p) => p.step > cut);
+  const first = raw[0];
+  if (first === undefined) return 'no points after the learning-rate drop';
+  const dropStep = drop === null ? null : first.step;
+  const note = dropStep === null ? '' : ` after the learning-rate drop at step ${dropStep}`;
+  if (raw.length < o.minPoints) return `${raw.length} points${note}, need at least ${o.minPoints}`;
+  if (lastStep - first.step < o.minEpochs * rule.stepsPerEpoch) {
+    return `the points${note} span less than ${o.minEpochs} epoch(s)`;
+  }
+  // Without a drop the curve starts at step 0 (Eq. 1's k); after one, at the first point after the drop.
+  const segmentStart = dropStep ?? 0;
+  const segment = downsample(raw, o.maxPoints);
+  return { normalised, scale, segment, segmentStart, dropStep, stepsDone: Math.floor(lastStep) + 1 };
+}
+
+/**
+ * Estimates the total steps to convergence from the loss history.
+ * @example estimateConvergence(points, { stepsPerEpoch: 100, threshold: 0.01, patience: 3 })
+ */
+export function estimateConvergence(
+  points: readonly LossPoint[],
+  rule: ConvergenceRule,
+  options: EstimateOptions = {},
+): ConvergenceEstimate {
+  checkRule(rule);
+  const o: Settings = { ...DEFAULTS, ...options };
+  const prep = prepare(points, rule, o);
+  if (typeof prep === 'string') return insufficient(prep);
+  const data = fitData(prep.segment, prep.segmentStart, o.recencyWeight);
+  const fit = fitEq1(data);
+  const note = prep.dropStep === null ? '' : ` after the learning-rate drop at step ${prep.dropStep}`;
+  if (!isDecreasing(fit, data)) return insufficient(`the loss is not decreasing beyond its noise${note}`);
+  const s = rule.stepsPerEpoch;
+  const maxEpoch = Math.ceil((o.maxHorizonFactor * prep.stepsDone) / s);
+  const observed = epochMeans(prep.normalised, s);
+  const context = { rule, segmentStart: prep.segmentStart, observed, maxEpoch };
+  const epoch = predictEpoch(fit.beta, context);
+  if (epoch === null) {
+    return insufficient(
+      `the fitted curve does not meet the rule within ${o.maxHorizonFactor}× the steps done`,
+    );
+  }
+  const predictedTotalSteps = (epoch + 1) * s;
+  const profile = profileInterval(fit, data, { ...context, epoch, z: o.intervalZ });
+  const drift =
+    o.driftFactor > 0 ? o.driftFactor * predictionDrift(fit, data, context, epoch, o.minPoints) : 0;
+  const slow = o.slowShape ? slowShapeEpoch(data, context, profile.acceptableSse) : null;
+  // The job is still running, so its true total is not below the epochs it has completed.
+  const floor = Math.min(predictedTotalSteps, Math.floor(prep.stepsDone / s) * s);
+  const lower = Math.max(s, floor, Math.min(profile.lower, (epoch + 1 + Math.min(0, drift)) * s));
+  return {
+    status: 'ok',
+    predictedTotalSteps,
+    lower,
+    upper: Math.max(profile.upper, (epoch + 1 + Math.max(0, drift)) * s, slow === null ? 0 : (slow + 1) * s),
+    remainingSteps: Math.max(0, predictedTotalSteps - prep.stepsDone),
+    beta: rawBeta(fit.beta, prep.scale),
+    converged: predictedTotalSteps <= prep.stepsDone,
+    fitStartStep: prep.segmentStart,
+    ...(prep.dropStep === null ? {} : { lrDropStep: prep.dropStep }),
+  };
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { estimateConvergence } from './estimate';
+import { fitSlowShape, slowShapeMean } from './slow-shape';
+import { observe, powerCurve, seededRandom, trueTotalSteps } from './synthetic';
+
+describe('slow shape a/√(1 + r·x) + c', () => {
+  it('recovers its parameters from noiseless data', () => {
+    const truth = { a: 0.9, r: 0.004, c: 0.1 };
+    const x = Array.from({ length: 40 }, (_, i) => i * 50);
+    const y = x.map((k) => truth.a / Math.sqrt(1 + truth.r * k) + truth.c);
+    const fit = fitSlowShape({ x, y, w: x.map(() => 1) });
+    expect(fit.a).toBeCloseTo(truth.a, 3);
+    expect(fit.r / truth.r).toBeCloseTo(1, 2);
+    expect(fit.c).toBeCloseTo(truth.c, 3);
+  });
+
+  it('has the exact interval mean', () => {
+    const f = { a: 0.9, r: 0.01, c: 0.1, sse: 0 };
+    let sum = 0;
+    for (let i = 0; i < 10_000; i++) sum += f.a / Math.sqrt(1 + f.r * (100 + (i + 0.5) * 0.01)) + f.c;
+    expect(slowShapeMean(f, 100, 200)).toBeCloseTo(sum / 10_000, 6);
+  });
+
+  it('widens the interval towards the later truth of a slowly decaying curve', () => {
+    const rule = { stepsPerEpoch: 100, threshold: 0.005, patience: 3 };
+    const curve = powerCurve({ a: 1, tau: 2, p: 0.5, floor: 0.1 }, 100);
+    const truth = trueTotalSteps(curve, rule) ?? NaN;
+    const scenario = {
+      name: 'power',
+      paperForm: false,
+      curve,
+      rule,
+      pointsPerEpoch: 10,
+      noise: { relative: 0.03, autocorrelation: 0.3, outlierRate: 0 },
+    };
+    let widerUpper = 0;
+    for (let seed = 1; seed <= 10; seed++) {
+      const points = observe(scenario, truth / 2, seededRandom(seed));
+      const wide = estimateConvergence(points, rule);
+      const narrow = estimateConvergence(points, rule, { slowShape: false });
+      if (wide.status !== 'ok' || narrow.status !== 'ok') continue;
+      expect(wide.predictedTotalSteps).toBe(narrow.predictedTotalSteps);
+      if (wide.upper > narrow.upper) widerUpper++;
+    }
+    expect(widerUpper).toBeGreaterThanOrEqual(5);
+  });
+});
