@@ -1,0 +1,33 @@
+/**
+ * The Optimus policy (Peng et al., EuroSys 2018): marginal-gain allocation (§4.1), fewest-servers
+ * even placement (§4.2), straggler replacement (§5.2), plus the resize-cost rule (beyond the
+ * paper) that keeps running jobs from churning.
+ */
+import { marginalGainAllocator, type MarginalGainOptions } from './allocation/marginal-gain';
+import { composePolicy } from './compose';
+import type { Allocator, Placer } from './core/parts';
+import { fewestServersPlacer, type FewestServersOptions } from './placement/fewest-servers';
+import type { StragglerOptions } from './stragglers';
+import type { Policy } from './types';
+
+export interface OptimusOptions extends MarginalGainOptions, FewestServersOptions {
+  /** Straggler rule options, or false to disable replacement. */
+  readonly stragglers?: StragglerOptions | false;
+  /** Allocation + placement passes per round (default 3). */
+  readonly passes?: number;
+}
+
+/** The two parts of Optimus, for benchmarks that time them separately. */
+export function optimusParts(options: OptimusOptions = {}): { allocator: Allocator; placer: Placer } {
+  return { allocator: marginalGainAllocator(options), placer: fewestServersPlacer(options) };
+}
+
+export function optimusPolicy(options: OptimusOptions = {}): Policy {
+  return composePolicy({
+    name: 'optimus',
+    description: 'Optimus: marginal-gain allocation, fewest-servers even placement, straggler replacement',
+    ...optimusParts(options),
+    stragglers: options.stragglers ?? {},
+    ...(options.passes === undefined ? {} : { passes: options.passes }),
+  });
+}
