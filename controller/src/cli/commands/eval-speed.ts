@@ -1,4 +1,64 @@
+/**
+ * `optimus eval speed`: accuracy of the speed model on measured (or synthetic) speeds, against the
+ * paper's Eq. 3/4 fitted on the same samples. Composition only: parsing and the protocol are pure.
+ */
 import type { Command } from 'commander';
+import { loadMeasuredSpeeds } from '../../models/speed/measured-data-file';
+import { evaluateSpeedModels, type SpeedEvalResult } from '../../models/speed/speed-eval';
+import { syntheticSpeedData } from '../../models/speed/synthetic';
+import { intFlag, note, numberFlag, printJson } from '../output';
 
-// Placeholder registration: the commands of this module are added by its issue's work.
-export function registerEvalSpeed(_program: Command): void {}
+interface EvalSpeedFlags {
+  readonly data?: string;
+  readonly synthetic?: boolean;
+  readonly noise: number;
+  readonly samples: number;
+  readonly seeds: number;
+  readonly choose?: boolean;
+  readonly json?: boolean;
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+
+function printTable(r: SpeedEvalResult): void {
+  const lines = [
+    `speed model accuracy: ${r.samples} shapes per fit, seeds 1..${r.seeds} (relative error of steps/s at unseen shapes)`,
+    `${'model'.padEnd(26)}${'median'.padStart(9)}${'p90'.padStart(9)}${'paper med'.padStart(11)}${'paper p90'.padStart(11)}`,
+    ...Object.entries(r.models).map(
+      ([name, m]) =>
+        `${name.padEnd(26)}${pct(m.medianError).padStart(9)}${pct(m.p90Error).padStart(9)}${pct(m.baseline.medianError).padStart(11)}${pct(m.baseline.p90Error).padStart(11)}`,
+    ),
+    `${'ALL'.padEnd(26)}${pct(r.medianError).padStart(9)}${pct(r.p90Error).padStart(9)}${pct(r.baseline.medianError).padStart(11)}${pct(r.baseline.p90Error).padStart(11)}`,
+    `90% interval coverage: ${pct(r.intervalCoverage)}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export function registerEvalSpeed(program: Command): void {
+  program
+    .command('speed')
+    .description('score the speed model (and the paper Eq. 3/4 baseline) on measured speeds')
+    .option('--data <csv>', 'measured speeds (columns of test/data/measured-speeds.csv)')
+    .option('--synthetic', 'use synthetic jobs with known speed laws instead of --data')
+    .option('--noise <sigma>', 'log-normal noise of synthetic measurements', numberFlag('noise', 0, 1), 0.04)
+    .requiredOption('--samples <k>', 'shapes each fit sees', intFlag('samples'))
+    .option('--seeds <s>', 'seeds 1..s', intFlag('seeds'), 20)
+    .option('--choose', 'let the shape chooser pick the k shapes instead of a random draw')
+    .option('--json', 'print one JSON document')
+    .action(async (flags: EvalSpeedFlags) => {
+      if (!flags.data && !flags.synthetic) throw new Error('--data <csv> is required (or --synthetic)');
+      const data = flags.data
+        ? await loadMeasuredSpeeds(flags.data)
+        : syntheticSpeedData({ noise: flags.noise, seed: 1 });
+      if (data.excludedRows > 0) note(`left out ${data.excludedRows} row(s) with a zero worker speed`);
+      const result = evaluateSpeedModels(data, {
+        samples: flags.samples,
+        seeds: flags.seeds,
+        choose: flags.choose ?? false,
+      });
+      if (result.skippedModels.length > 0)
+        note(`skipped (≤ ${flags.samples} shapes): ${result.skippedModels.join(', ')}`);
+      if (flags.json) printJson(result);
+      else printTable(result);
+    });
+}
