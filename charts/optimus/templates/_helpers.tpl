@@ -1,0 +1,140 @@
+{{/* Names ------------------------------------------------------------------------------------- */}}
+
+{{- define "optimus.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "optimus.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Name of a component's objects: <fullname>-<suffix>, at most 63 characters. */}}
+{{- define "optimus.componentName" -}}
+{{- printf "%s-%s" (include "optimus.fullname" .root | trunc (int (sub 62 (len .suffix))) | trimSuffix "-") .suffix -}}
+{{- end -}}
+
+{{- define "optimus.controllerName" -}}
+{{- include "optimus.componentName" (dict "root" . "suffix" "controller") -}}
+{{- end -}}
+
+{{- define "optimus.brokerName" -}}
+{{- include "optimus.componentName" (dict "root" . "suffix" "mosquitto") -}}
+{{- end -}}
+
+{{- define "optimus.webhookName" -}}
+{{- include "optimus.componentName" (dict "root" . "suffix" "webhook") -}}
+{{- end -}}
+
+{{- define "optimus.webhookTlsSecret" -}}
+{{- include "optimus.componentName" (dict "root" . "suffix" "webhook-tls") -}}
+{{- end -}}
+
+{{- define "optimus.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "optimus.controllerName" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels ------------------------------------------------------------------------------------ */}}
+
+{{- define "optimus.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Common labels; call with (dict "root" $ "component" "controller"). */}}
+{{- define "optimus.labels" -}}
+helm.sh/chart: {{ include "optimus.chart" .root }}
+{{ include "optimus.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: optimus
+{{- with .root.Values.global.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{- define "optimus.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "optimus.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* Images ------------------------------------------------------------------------------------ */}}
+
+{{/* repository[:tag][@digest]; call with (dict "image" .Values.image "root" $). */}}
+{{- define "optimus.image" -}}
+{{- $tag := default .root.Chart.AppVersion .image.tag -}}
+{{- if .image.digest -}}
+{{- printf "%s@%s" .image.repository .image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .image.repository $tag -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "optimus.imagePullSecrets" -}}
+{{- with .Values.global.imagePullSecrets }}
+imagePullSecrets:
+{{- range . }}
+  - name: {{ if kindIs "map" . }}{{ .name }}{{ else }}{{ . }}{{ end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* Broker ------------------------------------------------------------------------------------ */}}
+
+{{- define "optimus.brokerExternal" -}}
+{{- if .Values.broker.external.url }}true{{ end -}}
+{{- end -}}
+
+{{- define "optimus.brokerUrl" -}}
+{{- if .Values.broker.external.url -}}
+{{- .Values.broker.external.url -}}
+{{- else -}}
+{{- printf "mqtt://%s.%s.svc:%d" (include "optimus.brokerName" .) .Release.Namespace (int .Values.broker.mosquitto.port) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Secret (keys username, password) of the controller's broker user. */}}
+{{- define "optimus.brokerControllerSecret" -}}
+{{- if .Values.broker.external.url -}}
+{{- .Values.broker.external.controllerCredentialsSecret -}}
+{{- else -}}
+{{- include "optimus.componentName" (dict "root" . "suffix" "broker-controller") -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Secret (keys username, password) of the sidecars' publish-only broker user. */}}
+{{- define "optimus.brokerSidecarSecret" -}}
+{{- if .Values.broker.external.url -}}
+{{- .Values.broker.external.sidecarCredentialsSecret -}}
+{{- else -}}
+{{- include "optimus.componentName" (dict "root" . "suffix" "broker-sidecar") -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Controller ---------------------------------------------------------------------------------- */}}
+
+{{/* JSON resources of the injected sidecar (OPTIMUS_SIDECAR_RESOURCES). */}}
+{{/* Quantities become strings: the controller reads {"requests":{"cpu":"10m"},...} (string values only). */}}
+{{- define "optimus.sidecarResources" -}}
+{{- $out := dict -}}
+{{- range $section, $quantities := .Values.sidecar.resources -}}
+{{- $inner := dict -}}
+{{- range $resource, $q := $quantities -}}
+{{- $_ := set $inner $resource (toString $q) -}}
+{{- end -}}
+{{- $_ := set $out $section $inner -}}
+{{- end -}}
+{{- toJson $out -}}
+{{- end -}}

@@ -1,0 +1,126 @@
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EventHub } from '../runtime/events';
+import type { JobSpec } from '../runtime/job-spec';
+import { createApp, type ApiRuntime } from './app';
+import { listen, type RunningServer } from './serve';
+
+class FakeRuntime implements ApiRuntime {
+  ready = true;
+  readonly metrics = { registry: new Registry() };
+  readonly events = new EventHub();
+  readonly jobs = new Map<string, JobSpec>();
+  list() {
+    return [...this.jobs.keys()].map((id) => ({ id }));
+  }
+  get(id: string) {
+    if (!this.jobs.has(id)) throw Object.assign(new Error(`job ${id} not found`), { status: 404 });
+    return { id };
+  }
+  async submit(spec: JobSpec) {
+    this.jobs.set(`${spec.namespace}/${spec.name}`, spec);
+    return { id: `${spec.namespace}/${spec.name}` };
+  }
+  async remove(id: string) {
+    if (!this.jobs.delete(id)) throw Object.assign(new Error(`job ${id} not found`), { status: 404 });
+  }
+  whatIf(id: string, ps: number, workers: number) {
+    this.get(id);
+    return { id, ps, workers };
+  }
+}
+
+const job = { name: 'a', batchSize: 64, stepsPerEpoch: 10, psDemand: { cpu: 1 }, workerDemand: { cpu: 1 } };
+const post = (body: string, token?: string): RequestInit => ({
+  method: 'POST',
+  body,
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+});
+
+describe('HTTP API (in process)', () => {
+  const build = (token?: string) => {
+    const rt = new FakeRuntime();
+    return { rt, app: createApp({ runtime: rt, token }) };
+  };
+
+  it('answers health, readiness and metrics', async () => {
+    const { rt, app } = build();
+    expect((await app.request('/healthz')).status).toBe(200);
+    expect((await app.request('/readyz')).status).toBe(200);
+    rt.ready = false;
+    expect((await app.request('/readyz')).status).toBe(503);
+    const m = await app.request('/metrics');
+    expect(m.headers.get('content-type')).toContain('text/plain');
+  });
+
+  it('submits, lists, shows, what-ifs and deletes a job', async () => {
+    const { app } = build('s3cret');
+    expect((await app.request('/api/v1/jobs', post(JSON.stringify(job), 's3cret'))).status).toBe(201);
+    expect(await (await app.request('/api/v1/jobs')).json()).toEqual({ jobs: [{ id: 'default/a' }] });
+    expect((await app.request('/api/v1/jobs/default/a')).status).toBe(200);
+    const w = await app.request('/api/v1/what-if?ns=default&name=a&ps=2&workers=3');
+    expect(await w.json()).toEqual({ id: 'default/a', ps: 2, workers: 3 });
+    const del = await app.request('/api/v1/jobs/default/a', {
+      method: 'DELETE',
+      headers: { authorization: 'Bearer s3cret' },
+    });
+    expect(del.status).toBe(200);
+  });
+
+  it.each([
+    ['bad JSON', () => post('{"name":', 't'), 400, /not valid JSON/],
+    ['invalid job', () => post(JSON.stringify({ ...job, batchSize: -1 }), 't'), 400, /batchSize/],
+    ['missing token', () => post(JSON.stringify(job)), 401, /missing bearer token/],
+    ['wrong token', () => post(JSON.stringify(job), 'nope'), 403, /invalid bearer token/],
+  ])('rejects %s with a JSON 4xx', async (_n, init, status, message) => {
+    const { app } = build('t');
+    const r = await app.request('/api/v1/jobs', init());
+    expect(r.status).toBe(status);
+    const body = (await r.json()) as { error: { message: string; status: number } };
+    expect(body.error.status).toBe(status);
+    expect(body.error.message).toMatch(message);
+  });
+
+  it.each([
+    ['unknown job', '/api/v1/jobs/default/nope', 404],
+    ['unknown route', '/api/v2/x', 404],
+    ['what-if without ps', '/api/v1/what-if?ns=default&name=a&workers=1', 400],
+    ['what-if bad workers', '/api/v1/what-if?ns=default&name=a&ps=1&workers=0', 400],
+    ['what-if unknown job', '/api/v1/what-if?ns=default&name=zz&ps=1&workers=1', 404],
+  ])('answers %s with a JSON error', async (_n, path, status) => {
+    const { app } = build();
+    const r = await app.request(path);
+    expect(r.status).toBe(status);
+    expect(((await r.json()) as { error: { status: number } }).error.status).toBe(status);
+  });
+
+  it('hides internal errors behind a bare 500', async () => {
+    const { rt, app } = build();
+    rt.list = () => {
+      throw new Error('secret internals at /x/y.ts:1');
+    };
+    const r = await app.request('/api/v1/jobs');
+    expect(r.status).toBe(500);
+    expect(await r.text()).not.toContain('secret');
+  });
+});
+
+describe('HTTP API (real socket)', () => {
+  let server: RunningServer | undefined;
+  afterEach(async () => server?.close());
+
+  it('serves requests and streams events', async () => {
+    const rt = new FakeRuntime();
+    server = await listen(createApp({ runtime: rt }), 0);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const res = await fetch(`${server.url}/api/v1/events`);
+    const reader = res.body!.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain('event: hello');
+    rt.events.emit({ type: 'job', id: 'default/a', phase: 'running', ts: 1 });
+    let text = '';
+    while (!text.includes('event: job')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toContain('"phase":"running"');
+    await reader.cancel();
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * The controller's HTTP API (Hono): health, metrics, jobs, what-if, and server-sent events.
+ * Request → Response only; the runtime is passed in behind a small interface.
+ */
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { Registry } from 'prom-client';
+import type { RuntimeEvent } from '../runtime/events';
+import { parseJobSpec, type JobSpec } from '../runtime/job-spec';
+import { requireToken } from './auth';
+import { ApiError, errorResponse, onError } from './errors';
+
+/** What the API needs from the runtime. */
+export interface ApiRuntime {
+  readonly ready: boolean;
+  readonly metrics: { readonly registry: Registry };
+  readonly events: { subscribe(fn: (e: RuntimeEvent) => void): () => void };
+  list(): unknown[];
+  get(id: string): unknown;
+  submit(spec: JobSpec): Promise<unknown>;
+  remove(id: string): Promise<void>;
+  whatIf(id: string, ps: number, workers: number): unknown;
+}
+
+export interface AppOptions {
+  readonly runtime: ApiRuntime;
+  /** When set, POST and DELETE need `Authorization: Bearer <token>`. */
+  readonly token?: string | undefined;
+  readonly logError?: (err: Error) => void;
+  /** Whether POST /api/v1/jobs is offered (local mode); Kubernetes users submit custom resources. */
+  readonly allowSubmit?: boolean;
+}
+
+export function createApp(o: AppOptions): Hono {
+  const app = new Hono();
+  const rt = o.runtime;
+  const auth = requireToken(o.token);
+  app.onError((err, c) => onError(err, c, o.logError ?? (() => {})));
+  app.notFound((c) => errorResponse(c, 404, `no route for ${c.req.method} ${c.req.path}`));
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', (c) => (rt.ready ? c.json({ status: 'ready' }) : errorResponse(c, 503, 'not ready')));
+  app.get('/metrics', async (c) => {
+    const text = await rt.metrics.registry.metrics();
+    return c.text(text, 200, { 'content-type': rt.metrics.registry.contentType });
+  });
+
+  app.get('/api/v1/jobs', (c) => c.json({ jobs: rt.list() }));
+  app.get('/api/v1/jobs/:ns/:name', (c) => c.json(rt.get(`${c.req.param('ns')}/${c.req.param('name')}`)));
+  app.post('/api/v1/jobs', auth, async (c) => {
+    if (o.allowSubmit === false)
+      throw new ApiError(405, 'submitting over the API is only offered in local mode');
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      throw new ApiError(400, 'request body is not valid JSON');
+    }
+    const parsed = parseJobSpec(body);
+    if (!parsed.ok) throw new ApiError(400, `invalid job: ${parsed.error}`);
+    return c.json(await rt.submit(parsed.spec), 201);
+  });
+  app.delete('/api/v1/jobs/:ns/:name', auth, async (c) => {
+    await rt.remove(`${c.req.param('ns')}/${c.req.param('name')}`);
+    return c.json({ deleted: `${c.req.param('ns')}/${c.req.param('name')}` });
+  });
+  app.get('/api/v1/what-if', (c) => {
+    const q = (k: string): string => {
+      const v = c.req.query(k);
+      if (v === undefined || v === '') throw new ApiError(400, `query parameter "${k}" is required`);
+      return v;
+    };
+    const count = (k: string): number => {
+      const n = Number(q(k));
+      if (!Number.isInteger(n) || n < 1 || n > 10_000)
+        throw new ApiError(400, `"${k}" must be an integer ≥ 1`);
+      return n;
+    };
+    const id = `${q('ns')}/${q('name')}`;
+    return c.json(rt.whatIf(id, count('ps'), count('workers')));
+  });
+  app.get('/api/v1/events', (c) =>
+    streamSSE(c, async (stream) => {
+      const queue: RuntimeEvent[] = [];
+      let wake: (() => void) | null = null;
+      const off = rt.events.subscribe((e) => {
+        queue.push(e);
+        wake?.();
+      });
+      stream.onAbort(() => {
+        off();
+        wake?.();
+      });
+      await stream.writeSSE({ event: 'hello', data: JSON.stringify({ jobs: rt.list().length }) });
+      while (!stream.aborted) {
+        const e = queue.shift();
+        if (e) await stream.writeSSE({ event: e.type, data: JSON.stringify(e) });
+        else await new Promise<void>((r) => (wake = r));
+        wake = null;
+      }
+      off();
+    }),
+  );
+  return app;
+}

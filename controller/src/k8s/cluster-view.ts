@@ -1,0 +1,77 @@
+/**
+ * The cluster as the policy sees it, from informers on nodes and pods: each schedulable, ready
+ * node's allocatable as capacity, and as `reserved` the requests of every pod on it that is not
+ * part of an OptimusJob (other workloads, system pods) — our own pods are re-decided each round.
+ */
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { Resources } from '../../../shared/src/units';
+import type { ServerSnapshot, TaskPlacement } from '../scheduling/types';
+import { GROUP, KIND, LABEL_INDEX, LABEL_JOB, LABEL_ROLE, jobIdOf } from './names';
+import { addResources, parseResources } from './quantity';
+
+/** True for pods controlled by an OptimusJob. */
+export const isOurPod = (pod: V1Pod): boolean =>
+  (pod.metadata?.ownerReferences ?? []).some((r) => r.kind === KIND && r.apiVersion.startsWith(`${GROUP}/`));
+
+const isTerminal = (pod: V1Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
+/**
+ * Effective requests of a pod as the scheduler counts them: containers plus native sidecars,
+ * or the largest plain init container if that is more.
+ */
+export function podRequests(pod: V1Pod): Resources {
+  let sum: Resources = {};
+  for (const c of pod.spec?.containers ?? []) sum = addResources(sum, parseResources(c.resources?.requests));
+  const init = pod.spec?.initContainers ?? [];
+  for (const c of init.filter((x) => x.restartPolicy === 'Always'))
+    sum = addResources(sum, parseResources(c.resources?.requests));
+  const out: Record<string, number> = { ...sum };
+  for (const c of init.filter((x) => x.restartPolicy !== 'Always'))
+    for (const [k, v] of Object.entries(parseResources(c.resources?.requests)))
+      out[k] = Math.max(out[k] ?? 0, v);
+  return out;
+}
+
+const usable = (node: V1Node): boolean =>
+  !node.spec?.unschedulable &&
+  (node.status?.conditions ?? []).every((c) => c.type !== 'Ready' || c.status === 'True');
+
+/** Pure: nodes + pods → server snapshots (sorted by name). */
+export function serversFrom(nodes: readonly V1Node[], pods: readonly V1Pod[]): ServerSnapshot[] {
+  const reserved = new Map<string, Resources>();
+  for (const pod of pods) {
+    const node = pod.spec?.nodeName;
+    if (!node || isTerminal(pod) || isOurPod(pod)) continue;
+    reserved.set(node, addResources(reserved.get(node) ?? {}, podRequests(pod)));
+  }
+  return nodes
+    .filter(usable)
+    .map((n) => ({
+      name: n.metadata?.name ?? '',
+      capacity: parseResources(n.status?.allocatable),
+      reserved: reserved.get(n.metadata?.name ?? '') ?? {},
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Pure: what runs of each of our jobs (running ps/worker pods), keyed by job id. */
+export function observedPlacements(pods: readonly V1Pod[]): Map<string, TaskPlacement[]> {
+  const out = new Map<string, TaskPlacement[]>();
+  for (const pod of pods) {
+    const labels = pod.metadata?.labels ?? {};
+    const role = labels[LABEL_ROLE];
+    if (
+      !isOurPod(pod) ||
+      pod.status?.phase !== 'Running' ||
+      pod.metadata?.deletionTimestamp ||
+      (role !== 'ps' && role !== 'worker')
+    )
+      continue;
+    const id = jobIdOf(pod.metadata?.namespace ?? '', labels[LABEL_JOB] ?? '');
+    out.set(id, [
+      ...(out.get(id) ?? []),
+      { role, index: Number(labels[LABEL_INDEX] ?? 0), server: pod.spec?.nodeName ?? '' },
+    ]);
+  }
+  return out;
+}

@@ -1,0 +1,51 @@
+/** Wires the executor's parts (job API, pod calls, rollouts) from clients and options. */
+import type { CheckpointSignal } from './checkpoint-signal';
+import type { KubeClients } from './clients';
+import { KubernetesExecutor } from './executor';
+import { JobApi } from './job-api';
+import { JobPods } from './job-pods';
+import type { RolloutTimings } from './rollout';
+import { Rollouts } from './rollout';
+
+export interface ExecutorOptions {
+  readonly clients: KubeClients;
+  readonly timings?: Partial<RolloutTimings>;
+  readonly pollIntervalMs?: number;
+  readonly checkpoint?: CheckpointSignal;
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export const DEFAULT_TIMINGS: RolloutTimings = {
+  startTimeoutMs: 300_000,
+  unschedulableGraceMs: 30_000,
+  stopSlackMs: 30_000,
+  checkpointReportLagMs: 5_000,
+};
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createExecutor(o: ExecutorOptions): {
+  executor: KubernetesExecutor;
+  jobs: JobApi;
+  pods: JobPods;
+  rollouts: Rollouts;
+} {
+  const now = o.now ?? Date.now;
+  const timings = { ...DEFAULT_TIMINGS, ...o.timings };
+  const jobs = new JobApi(o.clients);
+  const pods = new JobPods(o.clients, {
+    pollIntervalMs: o.pollIntervalMs ?? 1000,
+    sleep: o.sleep ?? realSleep,
+    now,
+  });
+  const rollouts = new Rollouts({
+    clients: o.clients,
+    jobs,
+    pods,
+    timings,
+    now,
+    ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
+  });
+  return { executor: new KubernetesExecutor({ jobs, pods, rollouts, timings, now }), jobs, pods, rollouts };
+}

@@ -1,0 +1,179 @@
+/**
+ * The Kubernetes executor: the only place that changes what runs in the cluster. Each plan action
+ * becomes a checkpoint → restart rollout (see `rollout.ts`). Jobs are handled in parallel, the
+ * actions of one job in plan order; one failing action never stops the rest of the plan.
+ */
+import type { ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
+import type { JobShape, TaskPlacement } from '../scheduling/types';
+import { CONDITION, setCondition } from './conditions';
+import type { JobApi } from './job-api';
+import type { JobPods } from './job-pods';
+import type { OptimusJob, OptimusJobSpec } from './optimus-job';
+import { gracePeriodOf, parseSpec } from './optimus-job';
+import { podName, splitJobId } from './names';
+import { buildTaskPod } from './pod-builder';
+import type { Rollouts } from './rollout';
+import type { RolloutTimings } from './rollout';
+import { RolloutError } from './rollout';
+
+export interface KubernetesExecutorDeps {
+  readonly jobs: JobApi;
+  readonly pods: JobPods;
+  readonly rollouts: Rollouts;
+  readonly timings: RolloutTimings;
+  readonly now: () => number;
+}
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+export class KubernetesExecutor implements Executor {
+  constructor(private readonly d: KubernetesExecutorDeps) {}
+
+  async execute(plan: Plan): Promise<ExecutionResult> {
+    const byJob = new Map<string, PlanAction[]>();
+    for (const a of plan.actions) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
+    const errors = new Map<PlanAction, string>();
+    await Promise.all(
+      [...byJob.values()].map(async (actions) => {
+        for (const a of actions) {
+          try {
+            await this.apply(a);
+          } catch (err) {
+            errors.set(a, messageOf(err));
+          }
+        }
+      }),
+    );
+    return {
+      applied: plan.actions.filter((a) => !errors.has(a)),
+      failed: plan.actions
+        .filter((a) => errors.has(a))
+        .map((action) => ({ action, error: errors.get(action) ?? '' })),
+    };
+  }
+
+  private async load(jobId: string): Promise<{ job: OptimusJob; spec: OptimusJobSpec }> {
+    const id = splitJobId(jobId);
+    if (!id) throw new RolloutError(`job id "${jobId}" is not namespace/name`);
+    const job = await this.d.jobs.get(id.namespace, id.name);
+    const parsed = parseSpec(job.spec);
+    if (!parsed.ok) {
+      const now = new Date(this.d.now()).toISOString();
+      await this.d.jobs.updateStatus(id.namespace, id.name, (j) => ({
+        conditions: setCondition(
+          j.status?.conditions,
+          { type: CONDITION.Invalid, status: 'True', reason: 'InvalidSpec', message: parsed.error },
+          now,
+        ),
+      }));
+      throw new RolloutError(`OptimusJob ${jobId} has an invalid spec: ${parsed.error}`);
+    }
+    return { job, spec: parsed.spec };
+  }
+
+  private async apply(a: PlanAction): Promise<void> {
+    const { job, spec } = await this.load(a.jobId);
+    switch (a.kind) {
+      case 'start':
+        // Leftovers (a controller that died mid-rollout) are stopped first: one set at a time.
+        await this.d.rollouts.stopAll(job, spec);
+        return this.startSet(job, spec, a.shape, a.placement, job.status?.phase === 'Suspended', null);
+      case 'resize': {
+        const previous =
+          job.status?.shape && job.status.placement?.length
+            ? { shape: job.status.shape, placement: job.status.placement }
+            : null;
+        await this.d.rollouts.stopAll(job, spec);
+        return this.startSet(job, spec, a.shape, a.placement, true, previous);
+      }
+      case 'suspend':
+        await this.d.rollouts.stopAll(job, spec);
+        await this.d.rollouts.suspended(job, 'Suspended', a.reason);
+        return;
+      case 'replace-worker':
+        return this.replaceWorker(job, spec, a.index, a.server);
+    }
+  }
+
+  /** Launches a set; on failure rolls back to `previous` when there is one, else suspends. */
+  private async startSet(
+    job: OptimusJob,
+    spec: OptimusJobSpec,
+    shape: JobShape,
+    placement: readonly TaskPlacement[],
+    restarted: boolean,
+    previous: { shape: JobShape; placement: readonly TaskPlacement[] } | null,
+  ): Promise<void> {
+    const outcome = await this.d.rollouts.launch(job, spec, shape, placement);
+    if (outcome.ok) {
+      await this.d.rollouts.running(job, shape, placement, restarted);
+      await this.d.rollouts.rolloutSucceeded(job);
+      return;
+    }
+    const back = previous
+      ? await this.d.rollouts.launch(job, spec, previous.shape, previous.placement)
+      : null;
+    if (previous && back?.ok) {
+      await this.d.rollouts.running(job, previous.shape, previous.placement, restarted);
+      await this.d.rollouts.rolloutFailed(job, outcome);
+      throw new RolloutError(
+        `rollout of ${shape.ps} ps/${shape.workers} workers failed (${outcome.reason}: ${outcome.message}); rolled back`,
+      );
+    }
+    await this.d.rollouts.suspended(job, 'RolloutFailed', outcome.message, outcome);
+    throw new RolloutError(`rollout failed (${outcome.reason}: ${outcome.message}); the job holds nothing`);
+  }
+
+  /** A straggler: stop worker `index`, start one new worker on `server` (same shape, same env). */
+  private async replaceWorker(
+    job: OptimusJob,
+    spec: OptimusJobSpec,
+    index: number,
+    server: string,
+  ): Promise<void> {
+    const shape = job.status?.shape;
+    const placement = job.status?.placement ?? [];
+    const old = placement.find((p) => p.role === 'worker' && p.index === index);
+    if (!shape || !old)
+      throw new RolloutError(
+        `worker ${index} of ${job.metadata.namespace}/${job.metadata.name} is not running`,
+      );
+    const ns = job.metadata.namespace;
+    const name = podName(job.metadata.name, 'worker', index);
+    const { startTimeoutMs: timeoutMs, unschedulableGraceMs, stopSlackMs } = this.d.timings;
+    await this.d.pods.delete(ns, [name], gracePeriodOf(spec));
+    await this.d.pods.waitGone(ns, job.metadata.name, [name], gracePeriodOf(spec) * 1000 + stopSlackMs);
+    let firstFailure = '';
+    for (const target of [server, old.server]) {
+      await this.d.pods.create([buildTaskPod({ job, spec, shape, placement }, 'worker', index, target)]);
+      const outcome = await this.d.pods.waitRunning(ns, job.metadata.name, [name], {
+        timeoutMs,
+        unschedulableGraceMs,
+      });
+      if (outcome.ok) {
+        await this.d.rollouts.running(
+          job,
+          shape,
+          placement.map((p) => (p === old ? { ...p, server: target } : p)),
+          false,
+        );
+        if (target !== server)
+          throw new RolloutError(
+            `replacement worker on ${server} failed (${firstFailure}); kept it on ${old.server}`,
+          );
+        return;
+      }
+      firstFailure ||= `${outcome.reason}: ${outcome.message}`;
+      await this.d.pods.delete(ns, [name], 0);
+      await this.d.pods.waitGone(ns, job.metadata.name, [name], stopSlackMs);
+      if (target === old.server) {
+        // Neither node takes the worker: stop the whole job rather than leave it short of a worker.
+        await this.d.rollouts.stopAll(job, spec);
+        await this.d.rollouts.suspended(job, 'RolloutFailed', outcome.message, outcome);
+        throw new RolloutError(
+          `worker ${index} could not be replaced (${firstFailure}); the job was stopped`,
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The Kubernetes backend, composed: executor (the only writer of pods), cluster view (informers
+ * on nodes and pods), job source (informer on OptimusJobs), status writers, completion, leader
+ * election and the sidecar-injection webhook. The runtime stays backend-agnostic and drives it.
+ *
+ * @example
+ * const backend = createKubernetesBackend({ config: loadKubeConfig(), namespace: 'optimus-system', identity: 'pod-a' });
+ * await backend.start();
+ * if (backend.leader.isLeader()) await backend.executor.execute(plan);
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ExecutionResult, Executor, Plan } from '../planning/types';
+import type { ServerSnapshot, TaskPlacement } from '../scheduling/types';
+import type { CheckpointSignal } from './checkpoint-signal';
+import { CheckpointLedger } from './checkpoint-signal';
+import { makeClients } from './clients';
+import type { KubeClients } from './clients';
+import { observedPlacements, serversFrom } from './cluster-view';
+import { JobCompletion } from './completion';
+import type { ExecutorOptions } from './executor-factory';
+import { createExecutor } from './executor-factory';
+import { JobSource } from './job-source';
+import type { LeaderElector } from './leader-election';
+import { LeaseElector } from './leader-election';
+import { StatusReporter } from './status-reporter';
+import { WatchedList } from './watched-list';
+import type { SidecarConfig } from './webhook/sidecar-config';
+import { supportsNativeSidecars } from './webhook/sidecar-config';
+import type { WebhookServer } from './webhook/webhook-server';
+import { startWebhookServer } from './webhook/webhook-server';
+
+export interface KubernetesBackendOptions {
+  readonly config: KubeConfig;
+  /** The controller's own namespace (`POD_NAMESPACE`): where the Lease lives. */
+  readonly namespace: string;
+  /** This replica's identity (`POD_NAME`). */
+  readonly identity: string;
+  /** Watch OptimusJobs of one namespace only (default: all). */
+  readonly watchNamespace?: string;
+  readonly leaderElection?: {
+    readonly enabled?: boolean;
+    readonly leaseName?: string;
+    readonly leaseDurationSec?: number;
+    readonly renewDeadlineMs?: number;
+    readonly retryPeriodMs?: number;
+  };
+  readonly executor?: Omit<ExecutorOptions, 'clients' | 'checkpoint'>;
+  /** Defaults to an in-memory ledger the runtime feeds (`backend.checkpoints.record`). */
+  readonly checkpoint?: CheckpointSignal;
+  /** Serve the sidecar-injection webhook; `native: 'auto'` asks the API server's version. */
+  readonly webhook?: {
+    readonly port: number;
+    readonly host?: string;
+    readonly cert: string | Buffer;
+    readonly key: string | Buffer;
+    readonly sidecar: Omit<SidecarConfig, 'native'> & { readonly native: boolean | 'auto' };
+  };
+  readonly onError?: (err: unknown) => void;
+}
+
+export interface KubernetesBackend {
+  readonly clients: KubeClients;
+  /** Refuses every action while this replica is not the leader. */
+  readonly executor: Executor;
+  readonly jobs: JobSource;
+  readonly status: StatusReporter;
+  readonly completion: JobCompletion;
+  readonly leader: LeaderElector;
+  readonly checkpoints: CheckpointLedger;
+  /** Servers with capacity and the resources held by pods that are not ours. */
+  servers(): ServerSnapshot[];
+  /** What runs of each job according to its pods (for checking the status against reality). */
+  observedPlacements(): Map<string, TaskPlacement[]>;
+  /** The webhook's bound port once started (undefined without a webhook). */
+  webhookPort(): number | undefined;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+class LeaderOnlyExecutor implements Executor {
+  constructor(
+    private readonly inner: Executor,
+    private readonly leader: LeaderElector,
+  ) {}
+
+  async execute(plan: Plan): Promise<ExecutionResult> {
+    if (this.leader.isLeader()) return this.inner.execute(plan);
+    return {
+      applied: [],
+      failed: plan.actions.map((action) => ({ action, error: 'this controller replica is not the leader' })),
+    };
+  }
+}
+
+/** An elector for a single replica: always the leader. */
+const soleLeader = (): LeaderElector => ({
+  start: () => undefined,
+  stop: async () => undefined,
+  isLeader: () => true,
+  onChange: () => () => undefined,
+});
+
+export function createKubernetesBackend(o: KubernetesBackendOptions): KubernetesBackend {
+  const clients = makeClients(o.config);
+  const checkpoints = new CheckpointLedger();
+  const built = createExecutor({ ...o.executor, clients, checkpoint: o.checkpoint ?? checkpoints });
+  const le = o.leaderElection ?? {};
+  const leader: LeaderElector =
+    le.enabled === false
+      ? soleLeader()
+      : new LeaseElector({
+          clients,
+          namespace: o.namespace,
+          identity: o.identity,
+          leaseName: le.leaseName ?? 'optimus-controller',
+          ...(le.leaseDurationSec !== undefined ? { leaseDurationSec: le.leaseDurationSec } : {}),
+          ...(le.renewDeadlineMs !== undefined ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
+          ...(le.retryPeriodMs !== undefined ? { retryPeriodMs: le.retryPeriodMs } : {}),
+          ...(o.onError ? { onError: o.onError } : {}),
+        });
+  const onError = o.onError ? { onError: o.onError } : {};
+  const nodes = new WatchedList({
+    config: o.config,
+    path: '/api/v1/nodes',
+    list: () => clients.core.listNode(),
+    ...onError,
+  });
+  const pods = new WatchedList({
+    config: o.config,
+    path: '/api/v1/pods',
+    list: () => clients.core.listPodForAllNamespaces(),
+    ...onError,
+  });
+  const jobs = new JobSource(clients, {
+    ...(o.watchNamespace ? { namespace: o.watchNamespace } : {}),
+    ...onError,
+  });
+  let webhook: WebhookServer | undefined;
+
+  return {
+    clients,
+    executor: new LeaderOnlyExecutor(built.executor, leader),
+    jobs,
+    status: new StatusReporter(clients, built.jobs),
+    completion: new JobCompletion({ jobs: built.jobs, pods: built.pods, now: o.executor?.now ?? Date.now }),
+    leader,
+    checkpoints,
+    servers: () => serversFrom(nodes.items(), pods.items()),
+    observedPlacements: () => observedPlacements(pods.items()),
+    webhookPort: () => webhook?.port,
+    start: async () => {
+      if (o.webhook) {
+        const { native, ...rest } = o.webhook.sidecar;
+        const isNative =
+          native === 'auto' ? supportsNativeSidecars((await clients.version.getCode()).gitVersion) : native;
+        webhook = await startWebhookServer({
+          ...o.webhook,
+          sidecar: { ...rest, native: isNative },
+          ...(o.onError ? { onReject: (r) => o.onError?.(new Error(r)) } : {}),
+        });
+      }
+      await Promise.all([nodes.start(), pods.start(), jobs.start()]);
+      leader.start();
+    },
+    stop: async () => {
+      await leader.stop();
+      await Promise.all([nodes.stop(), pods.stop(), jobs.stop()]);
+      await webhook?.close();
+    },
+  };
+}
+
+export { CheckpointLedger } from './checkpoint-signal';
+export type { CheckpointSignal } from './checkpoint-signal';
+export { crdManifest, crdYaml, rbacRules } from './crd';
+export { currentOf, isFinished } from './job-source';
+export type { JobEntry } from './job-source';
+export { kubeConfigFor, loadKubeConfig } from './kube-config';
+export { arrivalSeconds, demandOf, parseSpec } from './optimus-job';
+export type { OptimusJob, OptimusJobSpec, OptimusJobStatus } from './optimus-job';
+export { mutate } from './webhook/mutate';
+export { reviewAdmission } from './webhook/admission';

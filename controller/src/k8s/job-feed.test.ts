@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { JobSpec } from '../runtime/job-spec';
+import type { JobSink } from './job-feed';
+import { syncJobs } from './job-feed';
+import type { JobEntry } from './job-source';
+import type { OptimusJob } from './optimus-job';
+import { parseSpec } from './optimus-job';
+
+const spec = {
+  mode: 'sync',
+  container: { image: 'i', command: ['python'] },
+  ps: { resources: { requests: { cpu: '1', memory: '2Gi' } } },
+  worker: { resources: { requests: { cpu: '2' } } },
+  batchSize: 32,
+  convergence: { threshold: 0.02, patience: 2, stepsPerEpoch: 100 },
+  scaling: { minPs: 1, maxPs: 4, minWorkers: 1, maxWorkers: 4 },
+};
+
+const entry = (
+  name: string,
+  o: { phase?: 'Succeeded'; spec?: unknown; namespace?: string } = {},
+): JobEntry => {
+  const job: OptimusJob = {
+    metadata: { name, namespace: o.namespace ?? 'default' },
+    spec: o.spec ?? spec,
+    ...(o.phase ? { status: { phase: o.phase } } : {}),
+  };
+  const parsed = parseSpec(job.spec);
+  const id = `${job.metadata.namespace}/${name}`;
+  return parsed.ok
+    ? { id, job, valid: true, spec: parsed.spec }
+    : { id, job, valid: false, error: parsed.error };
+};
+
+class FakeSink implements JobSink {
+  specs: JobSpec[] = [];
+  async submit(s: JobSpec) {
+    this.specs.push(s);
+  }
+  async remove(id: string) {
+    this.specs = this.specs.filter((s) => `${s.namespace}/${s.name}` !== id);
+  }
+  records() {
+    return this.specs.map((s) => ({ spec: s }));
+  }
+}
+
+describe('job feed: OptimusJobs → runtime', () => {
+  it('submits new valid jobs once, skips finished ones, removes deleted ones, reports rejects', async () => {
+    const sink = new FakeSink();
+    const first = await syncJobs(sink, [
+      entry('a'),
+      entry('done', { phase: 'Succeeded' }),
+      entry('bad', { spec: { mode: 'x' } }),
+      entry('Caps.Dots'),
+    ]);
+    expect(first.submitted).toEqual(['default/a']);
+    expect(first.rejected.map((r) => r.id)).toEqual(['default/bad', 'default/Caps.Dots']);
+    expect(sink.specs[0]).toMatchObject({
+      name: 'a',
+      psDemand: { cpu: 1, memory: 2 * 2 ** 30 },
+      workerDemand: { cpu: 2 },
+      stepsPerEpoch: 100,
+    });
+    expect((await syncJobs(sink, [entry('a')])).submitted).toEqual([]);
+    const gone = await syncJobs(sink, []);
+    expect(gone.removed).toEqual(['default/a']);
+    expect(sink.specs).toEqual([]);
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * Rollout of one job by checkpoint → restart, all-or-nothing: either every pod of the new set
+ * runs, or none of it is left (the set is deleted, the previous shape is restored when possible,
+ * and a `RolloutFailed` condition says why).
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { JobShape, TaskPlacement } from '../scheduling/types';
+import type { KubeClients } from './clients';
+import { statusCodeOf } from './clients';
+import type { CheckpointSignal } from './checkpoint-signal';
+import { CONDITION, setCondition } from './conditions';
+import type { JobApi, StatusChange } from './job-api';
+import type { JobPods, StartOutcome } from './job-pods';
+import type { OptimusJob, OptimusJobSpec } from './optimus-job';
+import { gracePeriodOf, jobIdOfResource } from './optimus-job';
+import { buildHeadlessService, buildJobPods } from './pod-builder';
+
+export interface RolloutTimings {
+  /** How long a new set may take to run before the rollout counts as failed. */
+  readonly startTimeoutMs: number;
+  /** How long a pod may stay unschedulable before the rollout counts as failed. */
+  readonly unschedulableGraceMs: number;
+  /** Extra time after the grace period for pods to disappear. */
+  readonly stopSlackMs: number;
+  /** Once the pods are gone, how long a checkpoint report may still be on its way (sidecar → broker). */
+  readonly checkpointReportLagMs: number;
+}
+
+export interface RolloutDeps {
+  readonly clients: KubeClients;
+  readonly jobs: JobApi;
+  readonly pods: JobPods;
+  readonly timings: RolloutTimings;
+  readonly now: () => number;
+  readonly checkpoint?: CheckpointSignal;
+}
+
+export class RolloutError extends Error {}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const namesOf = (pods: readonly V1Pod[]) => pods.map((p) => p.metadata?.name ?? '');
+
+export class Rollouts {
+  constructor(private readonly d: RolloutDeps) {}
+
+  private status(job: OptimusJob, change: (j: OptimusJob) => StatusChange): Promise<OptimusJob> {
+    return this.d.jobs.updateStatus(job.metadata.namespace, job.metadata.name, change);
+  }
+
+  private async ensureService(job: OptimusJob, spec: OptimusJobSpec): Promise<void> {
+    try {
+      await this.d.clients.core.createNamespacedService({
+        namespace: job.metadata.namespace,
+        body: buildHeadlessService(job, spec.container.port),
+      });
+    } catch (err) {
+      if (statusCodeOf(err) !== 409) throw err;
+    }
+  }
+
+  /** Creates the full set and waits for it; on failure deletes all of it again (no half job). */
+  async launch(
+    job: OptimusJob,
+    spec: OptimusJobSpec,
+    shape: JobShape,
+    placement: readonly TaskPlacement[],
+  ): Promise<StartOutcome> {
+    await this.ensureService(job, spec);
+    const pods = buildJobPods({ job, spec, shape, placement });
+    const ns = job.metadata.namespace;
+    let outcome: StartOutcome;
+    try {
+      await this.d.pods.create(pods);
+      const { startTimeoutMs: timeoutMs, unschedulableGraceMs } = this.d.timings;
+      outcome = await this.d.pods.waitRunning(ns, job.metadata.name, namesOf(pods), {
+        timeoutMs,
+        unschedulableGraceMs,
+      });
+    } catch (err) {
+      outcome = {
+        ok: false,
+        reason: 'CreateFailed',
+        message: err instanceof Error ? err.message : String(err),
+      };
+    }
+    if (!outcome.ok) {
+      // The set never ran: nothing to checkpoint, so it goes without a grace period.
+      await this.d.pods.delete(ns, namesOf(pods), 0);
+      await this.d.pods.waitGone(ns, job.metadata.name, namesOf(pods), this.d.timings.stopSlackMs);
+    }
+    return outcome;
+  }
+
+  /**
+   * Asks every pod of the job to checkpoint and stop (SIGTERM, grace period from the spec), waits
+   * for the checkpoint line (when a signal is wired) and for the pods to be gone.
+   */
+  async stopAll(job: OptimusJob, spec: OptimusJobSpec): Promise<void> {
+    const ns = job.metadata.namespace;
+    const names = namesOf(await this.d.pods.list(ns, job.metadata.name));
+    if (names.length === 0) return;
+    const since = this.d.now();
+    const grace = gracePeriodOf(spec);
+    await this.status(job, () => ({ phase: 'Resizing' }));
+    await this.d.pods.delete(ns, names, grace);
+    const timeoutMs = grace * 1000 + this.d.timings.stopSlackMs;
+    const checkpoint = this.d.checkpoint?.waitForCheckpoint(jobIdOfResource(job), since, timeoutMs);
+    const gone = await this.d.pods.waitGone(ns, job.metadata.name, names, timeoutMs);
+    if (!gone)
+      throw new RolloutError(
+        `pods of ${jobIdOfResource(job)} still present ${Math.round(timeoutMs / 1000)} s after the stop request`,
+      );
+    const lag = new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), this.d.timings.checkpointReportLagMs).unref(),
+    );
+    const checkpointed = checkpoint && (await Promise.race([checkpoint, lag]));
+    if (checkpointed === undefined) return;
+    const now = iso(this.d.now());
+    await this.status(job, (j) => ({
+      conditions: setCondition(
+        j.status?.conditions,
+        checkpointed
+          ? {
+              type: CONDITION.Checkpointed,
+              status: 'True',
+              reason: 'CheckpointLine',
+              message: 'the job logged a checkpoint before stopping',
+            }
+          : {
+              type: CONDITION.Checkpointed,
+              status: 'Unknown',
+              reason: 'NoCheckpointLine',
+              message: `no checkpoint line within ${grace} s; the job resumes from its last checkpoint`,
+            },
+        now,
+      ),
+    }));
+  }
+
+  /** Records a running shape. */
+  running(
+    job: OptimusJob,
+    shape: JobShape,
+    placement: readonly TaskPlacement[],
+    restarted: boolean,
+  ): Promise<OptimusJob> {
+    const now = iso(this.d.now());
+    return this.status(job, (j) => ({
+      phase: 'Running',
+      shape,
+      placement: [...placement],
+      restarts: (j.status?.restarts ?? 0) + (restarted ? 1 : 0),
+      startTime: j.status?.startTime ?? now,
+      conditions: setCondition(
+        j.status?.conditions,
+        {
+          type: CONDITION.Running,
+          status: 'True',
+          reason: 'AllPodsRunning',
+          message: `${shape.ps} ps, ${shape.workers} workers`,
+        },
+        now,
+      ),
+    }));
+  }
+
+  /** Records that nothing of the job runs (suspended, or a failed rollout without a way back). */
+  suspended(job: OptimusJob, reason: string, message: string, failed?: StartOutcome): Promise<OptimusJob> {
+    const now = iso(this.d.now());
+    return this.status(job, (j) => {
+      let conditions = setCondition(
+        j.status?.conditions,
+        { type: CONDITION.Running, status: 'False', reason, message },
+        now,
+      );
+      if (failed && !failed.ok)
+        conditions = setCondition(
+          conditions,
+          { type: CONDITION.RolloutFailed, status: 'True', reason: failed.reason, message: failed.message },
+          now,
+        );
+      return { phase: 'Suspended', shape: { ps: 0, workers: 0 }, placement: [], conditions };
+    });
+  }
+
+  /** Marks the last rollout as failed while the job keeps (or regains) its previous shape. */
+  rolloutFailed(job: OptimusJob, failed: StartOutcome & { ok: false }): Promise<OptimusJob> {
+    const now = iso(this.d.now());
+    return this.status(job, (j) => ({
+      conditions: setCondition(
+        j.status?.conditions,
+        { type: CONDITION.RolloutFailed, status: 'True', reason: failed.reason, message: failed.message },
+        now,
+      ),
+    }));
+  }
+
+  /** Clears a RolloutFailed condition after a successful rollout. */
+  rolloutSucceeded(job: OptimusJob): Promise<OptimusJob> {
+    const now = iso(this.d.now());
+    return this.status(job, (j) =>
+      j.status?.conditions?.some((c) => c.type === CONDITION.RolloutFailed && c.status === 'True')
+        ? {
+            conditions: setCondition(
+              j.status.conditions,
+              { type: CONDITION.RolloutFailed, status: 'False', reason: 'RolloutSucceeded' },
+              now,
+            ),
+          }
+        : {},
+    );
+  }
+}

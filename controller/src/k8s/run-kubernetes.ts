@@ -1,0 +1,232 @@
+/**
+ * Composition root of Kubernetes mode (`optimus kubernetes run`): the Kubernetes backend
+ * (informers, executor, webhook, leader election), and — once this replica leads — the
+ * backend-agnostic runtime with its MQTT bridge and HTTP API. A replica that loses the lease
+ * stops (`lost` resolves) and should exit so it restarts as a follower, as client-go's
+ * leader election does.
+ */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import type { ControllerConfig } from '../config/env';
+import { readSecretFile } from '../config/env';
+import { createApp } from '../http/app';
+import { listen } from '../http/serve';
+import type { RunningServer } from '../http/serve';
+import { FileStore } from '../local/file-store';
+import { scaledClock } from '../runtime/clock';
+import { Controller } from '../runtime/controller';
+import { defaultCore } from '../runtime/default-core';
+import { connectBridge } from '../runtime/mqtt-bridge';
+import type { MqttBridge } from '../runtime/mqtt-bridge';
+import { checkpointFromMessage } from './checkpoint-feed';
+import { CONDITION, setCondition } from './conditions';
+import type { KubernetesBackend } from './index';
+import { createKubernetesBackend } from './index';
+import { JobApi } from './job-api';
+import { syncJobs } from './job-feed';
+import { splitJobId } from './names';
+import { KubernetesRuntimeBackend } from './runtime-backend';
+import { DEFAULT_SIDECAR_RESOURCES } from './webhook/sidecar-config';
+
+export interface KubernetesRunOptions {
+  readonly cfg: ControllerConfig;
+  readonly kubeConfig: KubeConfig;
+  /** Where the runtime's store lives (a volume that survives restarts, e.g. a PVC). */
+  readonly stateDir: string;
+  readonly watchNamespace?: string;
+}
+
+export interface KubernetesRun {
+  readonly backend: KubernetesBackend;
+  /** Resolves when this replica loses the leadership it held. */
+  readonly lost: Promise<void>;
+  stop(): Promise<void>;
+}
+
+function webhookOptions(cfg: ControllerConfig) {
+  if (!cfg.sidecarImage) return {};
+  const brokerUrl = cfg.sidecarBrokerUrl;
+  if (!brokerUrl)
+    throw new Error(
+      'OPTIMUS_SIDECAR_BROKER_URL (or OPTIMUS_BROKER_URL) is required with OPTIMUS_SIDECAR_IMAGE',
+    );
+  return {
+    webhook: {
+      port: cfg.webhookPort,
+      cert: readFileSync(cfg.webhookCertFile),
+      key: readFileSync(cfg.webhookKeyFile),
+      sidecar: {
+        image: cfg.sidecarImage,
+        resources: Object.keys(cfg.sidecarResources).length
+          ? cfg.sidecarResources
+          : DEFAULT_SIDECAR_RESOURCES,
+        brokerUrl,
+        ...(cfg.sidecarCredentialsSecret ? { credentialsSecret: cfg.sidecarCredentialsSecret } : {}),
+        native: 'auto' as const,
+      },
+    },
+  };
+}
+
+export async function runKubernetes(o: KubernetesRunOptions): Promise<KubernetesRun> {
+  const { cfg } = o;
+  if (!cfg.brokerUrl) throw new Error('OPTIMUS_BROKER_URL is required in Kubernetes mode');
+  const log = pino({ level: cfg.logLevel, base: { component: 'optimus-controller' } }, pino.destination(2));
+  const identity = cfg.podName ?? hostname();
+  const backend = createKubernetesBackend({
+    config: o.kubeConfig,
+    namespace: cfg.podNamespace ?? 'default',
+    identity,
+    ...(o.watchNamespace ? { watchNamespace: o.watchNamespace } : {}),
+    leaderElection: { enabled: cfg.leaderElection, leaseName: cfg.leaseName },
+    ...webhookOptions(cfg),
+    onError: (err) => log.warn({ err }, 'kubernetes backend'),
+  });
+  await backend.start();
+  // A follower still serves the webhook and answers its probes (see followerProbes).
+  const standby = await followerProbes(cfg.httpPort);
+  log.info({ identity, webhookPort: backend.webhookPort() }, 'waiting for leadership');
+  await new Promise<void>((resolve) => {
+    if (backend.leader.isLeader()) return resolve();
+    const off = backend.leader.onChange((l) => l && (off(), resolve()));
+  });
+  await standby.close();
+  log.info({ identity }, 'leading');
+
+  const rt = new KubernetesRuntimeBackend(backend, {
+    onError: (err) => log.warn({ err }, 'completion check'),
+  });
+  const store = new FileStore(join(o.stateDir, 'store'));
+  let controller: Controller | null = null;
+  const bridge: MqttBridge = await connectBridge({
+    url: cfg.brokerUrl,
+    clientId: `optimus-controller-${identity}`,
+    username: cfg.brokerUsername,
+    password: cfg.brokerPasswordFile
+      ? readSecretFile(cfg.brokerPasswordFile, 'OPTIMUS_BROKER_PASSWORD_FILE')
+      : undefined,
+    ca: cfg.brokerCaFile ? readFileSync(cfg.brokerCaFile, 'utf8') : undefined,
+    onMessage: (topic, payload) => {
+      const cp = checkpointFromMessage(topic, payload);
+      if (cp) backend.checkpoints.record(cp.jobId, cp.atMs);
+      if (controller?.ready) controller.handleMessage(topic, payload);
+    },
+  });
+  const ctl = new Controller({
+    core: defaultCore(cfg.policy),
+    backend: rt,
+    store,
+    publisher: bridge,
+    clock: (origin) => scaledClock({ scale: 1, originMs: origin ?? Date.now() }),
+    log,
+    id: identity,
+    schedulingIntervalSec: cfg.schedulingIntervalSec,
+    restartCostSec: cfg.restartCostSec,
+  });
+  controller = ctl;
+  await ctl.start(rt.running());
+  const jobApi = new JobApi(backend.clients);
+  const feed = debounce(
+    async () => {
+      const r = await syncJobs(ctl, backend.jobs.list());
+      for (const { id, error } of r.rejected) await markInvalid(jobApi, id, error);
+      if (r.submitted.length || r.removed.length) log.info(r, 'jobs synced from OptimusJobs');
+    },
+    200,
+    (err) => log.warn({ err }, 'job sync'),
+  );
+  const offJobs = backend.jobs.onChange(feed);
+  feed();
+  const token = cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined;
+  const http: RunningServer = await listen(
+    createApp({
+      runtime: ctl,
+      token,
+      allowSubmit: false,
+      logError: (err) => log.error({ err }, 'api error'),
+    }),
+    cfg.httpPort,
+    '0.0.0.0',
+  );
+  log.info({ api: http.url }, 'kubernetes mode ready');
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      offJobs();
+      await ctl.stop();
+      await http.close();
+      await rt.close();
+      await bridge.close();
+      await store.close();
+      await backend.stop();
+    })());
+  const lost = new Promise<void>((resolve) => backend.leader.onChange((l) => !l && resolve()));
+  return { backend, lost, stop };
+}
+
+/**
+ * Probes and API of a replica that waits for the lease. `/healthz` and `/readyz` answer 200:
+ * a follower is healthy and serves the webhook, and a Deployment whose new pods never became
+ * ready (they start as followers) could never roll out. Everything else answers 503 with
+ * `Retry-After`, so an API client that reached the follower through the Service retries.
+ */
+async function followerProbes(port: number): Promise<{ close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    const probe = path === '/healthz' || path === '/readyz';
+    res.writeHead(probe ? 200 : 503, {
+      'content-type': 'application/json',
+      ...(probe ? {} : { 'retry-after': '5' }),
+    });
+    res.end(
+      JSON.stringify(
+        probe ? { status: 'ok', role: 'follower' } : { error: 'this replica is not the leader; retry' },
+      ),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => resolve());
+  });
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function markInvalid(jobs: JobApi, id: string, error: string): Promise<void> {
+  const parts = splitJobId(id);
+  if (!parts) return;
+  const now = new Date().toISOString();
+  await jobs.updateStatus(parts.namespace, parts.name, (j) =>
+    j.status?.conditions?.some((c) => c.type === CONDITION.Invalid && c.message === error)
+      ? {}
+      : {
+          conditions: setCondition(
+            j.status?.conditions,
+            { type: CONDITION.Invalid, status: 'True', reason: 'Rejected', message: error },
+            now,
+          ),
+        },
+  );
+}
+
+/** Runs `fn` at most once per `ms`, never concurrently; errors go to `onError`. */
+function debounce(fn: () => Promise<void>, ms: number, onError: (err: unknown) => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  return () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(fn).catch(onError);
+    }, ms);
+  };
+}

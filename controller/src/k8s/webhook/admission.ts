@@ -1,0 +1,74 @@
+/**
+ * AdmissionReview (admission.k8s.io/v1) in → AdmissionReview out. Every review is answered with
+ * its request's uid; a mutation travels as a base64 JSONPatch computed by `fast-json-patch`.
+ * Malformed input yields an error value, never an exception.
+ */
+import fastJsonPatch from 'fast-json-patch';
+import { mutate } from './mutate';
+import type { SidecarConfig } from './sidecar-config';
+
+export interface AdmissionResponse {
+  readonly uid: string;
+  readonly allowed: boolean;
+  readonly patchType?: 'JSONPatch';
+  readonly patch?: string;
+  readonly warnings?: readonly string[];
+  readonly status?: { readonly code: number; readonly message: string };
+}
+
+export interface AdmissionReviewOut {
+  readonly apiVersion: 'admission.k8s.io/v1';
+  readonly kind: 'AdmissionReview';
+  readonly response: AdmissionResponse;
+}
+
+export type ReviewResult =
+  { readonly ok: true; readonly review: AdmissionReviewOut } | { readonly ok: false; readonly error: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const answer = (response: AdmissionResponse): ReviewResult => ({
+  ok: true,
+  review: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response },
+});
+
+/**
+ * Reviews one AdmissionReview body (already JSON-parsed). A body that is not an AdmissionReview
+ * with a request uid is an error (HTTP 400); a review of something that is not a Pod is allowed
+ * unchanged with a warning, so the webhook never blocks what it does not understand.
+ */
+export function reviewAdmission(body: unknown, cfg: SidecarConfig): ReviewResult {
+  if (!isObject(body) || body['kind'] !== 'AdmissionReview')
+    return { ok: false, error: 'expected an AdmissionReview object' };
+  const request = body['request'];
+  if (!isObject(request) || typeof request['uid'] !== 'string' || request['uid'] === '')
+    return { ok: false, error: 'AdmissionReview.request.uid is missing' };
+  const uid = request['uid'];
+  const kind = request['kind'];
+  const pod = request['object'];
+  if (
+    !isObject(kind) ||
+    kind['kind'] !== 'Pod' ||
+    !isObject(pod) ||
+    !Array.isArray((pod['spec'] as Record<string, unknown> | undefined)?.['containers'])
+  )
+    return answer({
+      uid,
+      allowed: true,
+      warnings: ['optimus: the object is not a Pod with containers; nothing injected'],
+    });
+  const namespace =
+    typeof request['namespace'] === 'string'
+      ? request['namespace']
+      : ((pod['metadata'] as { namespace?: string } | undefined)?.namespace ?? '');
+  const outcome = mutate(pod, namespace, cfg);
+  if (outcome.kind !== 'mutated') return answer({ uid, allowed: true });
+  const ops = fastJsonPatch.compare(pod, outcome.pod as Record<string, unknown>);
+  return answer({
+    uid,
+    allowed: true,
+    patchType: 'JSONPatch',
+    patch: Buffer.from(JSON.stringify(ops)).toString('base64'),
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * Child processes of the local mode: spawning, stopping with a deadline, and a registry of
+ * pids on disk so a controller restarted after a crash can stop what its predecessor left.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+
+export interface Spawned {
+  readonly child: ChildProcess;
+  /** Resolves with the exit code (or 128 + signal number style: null code → -1). */
+  readonly exited: Promise<number>;
+}
+
+export function spawnNode(opts: {
+  script: string;
+  args?: readonly string[];
+  env: NodeJS.ProcessEnv;
+  stderrFile?: string;
+}): Spawned {
+  const err = opts.stderrFile ? openSync(opts.stderrFile, 'a') : 'ignore';
+  const child = spawn(process.execPath, [opts.script, ...(opts.args ?? [])], {
+    env: opts.env,
+    stdio: ['ignore', 'ignore', err],
+    // A process group of its own: Ctrl-C on the terminal reaches the controller only, which then
+    // stops tasks in order (trainers checkpoint, sidecars drain) instead of everything dying at once.
+    detached: true,
+  });
+  const exited = new Promise<number>((resolve) => {
+    child.once('exit', (code) => resolve(code ?? -1));
+    child.once('error', () => resolve(-1));
+  });
+  return { child, exited };
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
+export async function stopProcess(p: Spawned, graceMs = 5000): Promise<number> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return p.exited;
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
+  const code = await p.exited;
+  clearTimeout(timer);
+  return code;
+}
+
+/** Waits for a process to exit on its own for up to `ms`, then stops it. */
+export async function awaitOrStop(p: Spawned, ms: number): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)));
+  const r = await Promise.race([p.exited, timeout]);
+  clearTimeout(timer);
+  return r === 'timeout' ? stopProcess(p) : r;
+}
+
+/** The pids this controller started, persisted so a successor can clean up after a crash. */
+export class PidRegistry {
+  private readonly pids = new Map<number, string>();
+
+  constructor(private readonly file: string) {}
+
+  add(pid: number | undefined, what: string): void {
+    if (pid === undefined) return;
+    this.pids.set(pid, what);
+    this.flush();
+  }
+
+  delete(pid: number | undefined): void {
+    if (pid === undefined || !this.pids.delete(pid)) return;
+    this.flush();
+  }
+
+  /** Stops processes a crashed predecessor left running (only those whose command line is ours). */
+  async reapOrphans(marker: string): Promise<number> {
+    if (!existsSync(this.file)) return 0;
+    let entries: [number, string][] = [];
+    try {
+      entries = JSON.parse(readFileSync(this.file, 'utf8')) as [number, string][];
+    } catch {
+      return 0;
+    }
+    const alive = entries.filter(([pid]) => isOurs(pid, marker));
+    for (const [pid] of alive) signal(pid, 'SIGTERM');
+    const deadline = Date.now() + 5000;
+    while (alive.some(([pid]) => isAlive(pid)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    for (const [pid] of alive) if (isAlive(pid)) signal(pid, 'SIGKILL');
+    this.flush();
+    return alive.length;
+  }
+
+  private flush(): void {
+    writeFileSync(this.file, JSON.stringify([...this.pids]));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isOurs(pid: number, marker: string): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    return (
+      readFileSync(`/proc/${pid}/environ`, 'utf8').includes(marker) ||
+      readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)
+    );
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Composition root of the local mode: broker, backend (emulated servers and processes),
+ * store, controller runtime, MQTT bridge and HTTP API. `startLocal` returns once everything
+ * listens; `stop()` shuts down gracefully (jobs checkpoint, sidecars drain).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino, type Logger } from 'pino';
+import { createApp } from '../http/app';
+import { listen, type RunningServer } from '../http/serve';
+import { scaledClock } from '../runtime/clock';
+import { Controller } from '../runtime/controller';
+import type { Core } from '../runtime/core';
+import { defaultCore } from '../runtime/default-core';
+import { jobIdOf, parseJobSpec } from '../runtime/job-spec';
+import { connectBridge, type MqttBridge } from '../runtime/mqtt-bridge';
+import { LocalBackend, type LocalServer } from './backend';
+import { ensureBrokerProcess, type BrokerProcess } from './broker-process';
+import { DEMO_SERVERS, type WorkloadJob } from './demo-workload';
+import { FileStore } from './file-store';
+import { PidRegistry } from './processes';
+import { runSummary, type RunSummary } from './summary';
+import { buildTrainer } from './trainer-bundle';
+
+const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+export const SIDECAR_BUNDLE = join(repoRoot, 'sidecar', 'dist', 'sidecar.cjs');
+
+/**
+ * The sidecar runs as its real bundle. A fresh checkout has none (`sidecar/dist` is not
+ * committed), so `npm start` builds it on first use; esbuild takes well under a second.
+ */
+async function ensureSidecarBundle(log: Logger): Promise<string> {
+  if (existsSync(SIDECAR_BUNDLE)) return SIDECAR_BUNDLE;
+  const { buildSidecar } = await import('../../../sidecar/build.mjs');
+  const bytes = await buildSidecar();
+  log.info({ bundle: SIDECAR_BUNDLE, bytes }, 'built the sidecar bundle');
+  return SIDECAR_BUNDLE;
+}
+
+export interface LocalOptions {
+  /** Where state, job files and logs live (default `.optimus/local`). */
+  readonly stateDir: string;
+  readonly workload: readonly WorkloadJob[];
+  readonly servers?: readonly LocalServer[];
+  readonly timeScale: number;
+  readonly schedulingIntervalSec: number;
+  readonly restartCostSec: number;
+  readonly policy: string;
+  /** External broker; the embedded one when undefined. */
+  readonly brokerUrl?: string | undefined;
+  readonly httpPort: number;
+  readonly token?: string | undefined;
+  readonly logLevel: string;
+  readonly sidecarScript?: string;
+  readonly core?: Core;
+}
+
+export interface LocalRun {
+  readonly controller: Controller;
+  readonly backend: LocalBackend;
+  readonly http: RunningServer;
+  readonly brokerUrl: string;
+  readonly log: Logger;
+  summary(): RunSummary;
+  /** Resolves when every job has finished. */
+  allDone(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startLocal(o: LocalOptions): Promise<LocalRun> {
+  const dir = resolve(o.stateDir);
+  mkdirSync(dir, { recursive: true });
+  const log = pino({ level: o.logLevel, base: { component: 'optimus-local' } }, pino.destination(2));
+  const marker = `optimus-local:${dir}`;
+  const pids = new PidRegistry(join(dir, 'processes.json'));
+  const reaped = await pids.reapOrphans(marker);
+  if (reaped > 0) log.warn({ reaped }, 'stopped processes a previous controller left running');
+  mkdirSync(join(dir, 'bin'), { recursive: true });
+  const broker: BrokerProcess | null = o.brokerUrl ? null : await ensureBrokerProcess({ dir, marker });
+  if (broker?.reused) log.warn({ url: broker.url }, 'reusing the broker of the previous controller');
+  const brokerUrl = o.brokerUrl ?? broker!.url;
+  const backend = new LocalBackend({
+    servers: o.servers ?? DEMO_SERVERS,
+    root: join(dir, 'jobs'),
+    trainerScript: await buildTrainer(join(dir, 'bin')),
+    sidecar: { script: o.sidecarScript ?? (await ensureSidecarBundle(log)), brokerUrl },
+    timeScale: o.timeScale,
+    restartCostSec: o.restartCostSec,
+    pids,
+    marker,
+  });
+  const store = new FileStore(join(dir, 'store'));
+  let controller: Controller | null = null;
+  const early: [string, Uint8Array][] = [];
+  const bridge: MqttBridge = await connectBridge({
+    url: brokerUrl,
+    // A stable id: the broker keeps this persistent session's QoS 1 messages across a crash.
+    clientId: 'optimus-controller-local',
+    onMessage: (t, p) => (controller?.ready ? controller.handleMessage(t, p) : early.push([t, p])),
+  });
+  const ctl = new Controller({
+    core: o.core ?? defaultCore(o.policy),
+    backend,
+    store,
+    publisher: bridge,
+    clock: (origin) => scaledClock({ scale: o.timeScale, originMs: origin ?? Date.now() }),
+    log,
+    id: 'local',
+    schedulingIntervalSec: o.schedulingIntervalSec,
+    restartCostSec: o.restartCostSec,
+  });
+  controller = ctl;
+  const drained = await backend.drainLeftovers();
+  if (drained > 0) log.warn({ drained }, 'delivered what the sidecars of an earlier run still held');
+  await ctl.start(backend.running());
+  for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
+  const arrivals = scheduleWorkload(ctl, o.workload, log);
+  const http = await listen(
+    createApp({ runtime: ctl, token: o.token, logError: (err) => log.error({ err }, 'api error') }),
+    o.httpPort,
+  );
+  log.info({ api: http.url, broker: brokerUrl, stateDir: dir }, 'local mode ready');
+
+  let stopping: Promise<void> | null = null;
+  return {
+    controller: ctl,
+    backend,
+    http,
+    brokerUrl,
+    log,
+    summary: () => runSummary(ctl, backend),
+    // Polling ends with the run too, so a stopped run leaves no timer keeping the process alive.
+    allDone: () => waitFor(() => stopping !== null || (ctl.allDone() && arrivals.pending() === 0)),
+    stop: () =>
+      (stopping ??= (async () => {
+        arrivals.cancel();
+        log.info('stopping: controller');
+        await ctl.stop();
+        await http.close();
+        log.info('stopping: jobs (checkpoint) and sidecars (drain)');
+        await backend.close();
+        await bridge.close();
+        await store.close();
+        log.info('stopping: broker');
+        await broker?.stop();
+        log.info('stopped');
+      })()),
+  };
+}
+
+/** Submits each workload job at its arrival time; jobs already in the store are not resubmitted. */
+function scheduleWorkload(
+  ctl: Controller,
+  jobs: readonly WorkloadJob[],
+  log: Logger,
+): { pending(): number; cancel(): void } {
+  const known = new Set(ctl.records().map((r) => jobIdOf(r.spec)));
+  const timers = new Set<NodeJS.Timeout>();
+  for (const j of jobs) {
+    const parsed = parseJobSpec(j.spec);
+    if (!parsed.ok) throw new Error(`workload job ${String(j.spec.name)}: ${parsed.error}`);
+    if (known.has(jobIdOf(parsed.spec))) continue;
+    const delayMs = Math.max(0, ((j.arrival - ctl.clock.now()) * 1000) / ctl.clock.scale);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      ctl
+        .submit(parsed.spec)
+        .catch((err: unknown) => log.error({ err, job: parsed.spec.name }, 'submit failed'));
+    }, delayMs);
+    timers.add(timer);
+  }
+  return {
+    pending: () => timers.size,
+    cancel: () => {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+    },
+  };
+}
+
+async function waitFor(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 200));
+}

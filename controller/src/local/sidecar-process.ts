@@ -1,0 +1,48 @@
+/**
+ * Starts the real sidecar bundle beside one worker, configured the way the admission webhook
+ * configures it in a cluster: command-line identity plus OPTIMUS_* environment variables.
+ */
+import type { JobFiles } from './job-files';
+import { spawnNode, type Spawned } from './processes';
+
+export interface SidecarLaunch {
+  readonly script: string;
+  readonly brokerUrl: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly files: JobFiles;
+  readonly index: number;
+  /** Per-worker mini-batch: turns samples/s into step time. */
+  readonly perWorkerBatch: number;
+  /** Marks the process as ours (environment), for orphan clean-up after a crash. */
+  readonly marker: string;
+}
+
+export function spawnSidecar(o: SidecarLaunch): Spawned {
+  const { files, index } = o;
+  const args = [
+    '--log',
+    files.log(index),
+    '--broker',
+    o.brokerUrl,
+    '--namespace',
+    o.namespace,
+    '--job',
+    o.name,
+    '--role',
+    'worker',
+    '--index',
+    String(index),
+  ];
+  const env = {
+    ...process.env,
+    OPTIMUS_BATCH_SIZE: String(o.perWorkerBatch),
+    OPTIMUS_STATE_DIR: files.sidecarState,
+    OPTIMUS_DONE_FILE: files.doneMarker(index),
+    // Local runs are short and time is accelerated: notice the done marker and reconnect quickly.
+    OPTIMUS_POLL_MS: '200',
+    OPTIMUS_RECONNECT_MAX_MS: '1000',
+    OPTIMUS_LOCAL_MARKER: o.marker,
+  };
+  return spawnNode({ script: o.script, args, env, stderrFile: files.stderr(`sidecar-${index}`) });
+}

@@ -1,0 +1,54 @@
+/**
+ * The port every backend implements (local processes, Kubernetes). The runtime is the
+ * same for all of them; they differ only here, at the edge.
+ */
+import type { MetricsRecord } from '../../../shared/src/schemas';
+import type { TaskId } from '../../../shared/src/topics';
+import type { Executor } from '../planning/types';
+import type { ServerSnapshot } from '../scheduling/types';
+import type { JobRecord } from './job-record';
+import type { JobSpec } from './job-spec';
+
+export type JobOutcome = 'succeeded' | 'failed';
+
+export interface BackendEvents {
+  /** All of a job's training finished (converged) or failed for good. */
+  onJobFinished(jobId: string, outcome: JobOutcome): void;
+}
+
+export interface Backend {
+  /** The one writer to the cluster. */
+  readonly executor: Executor;
+  /** The servers and what others hold on them, for this round. */
+  servers(): Promise<ServerSnapshot[]>;
+  /** Makes a job known to the backend (local: prepares its directory). Nothing runs yet. */
+  admit(spec: JobSpec): Promise<void>;
+  /** Stops everything of a job and forgets it. */
+  remove(jobId: string): Promise<void>;
+  /** Wires the backend's events to the runtime. Called once before anything runs. */
+  attach(events: BackendEvents): void;
+  close(): Promise<void>;
+}
+
+/** A persisted observation: one accepted metrics record of one task. */
+export interface StoredRecord {
+  readonly task: TaskId;
+  readonly record: MetricsRecord;
+}
+
+/** The runtime's documents: jobs and decisions. Observations go to an append-only log. */
+export interface RuntimeDocument {
+  readonly v: 1;
+  readonly originMs: number;
+  readonly decisions: number;
+  readonly jobs: readonly JobRecord[];
+}
+
+/** Where observations and decisions survive a controller restart. */
+export interface StateStore {
+  load(): Promise<{ doc: RuntimeDocument | null; records: StoredRecord[] }>;
+  /** Appends one accepted record durably before the runtime acts on it. */
+  appendRecord(r: StoredRecord): void;
+  saveDocument(doc: RuntimeDocument): Promise<void>;
+  close(): Promise<void>;
+}

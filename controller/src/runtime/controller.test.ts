@@ -1,0 +1,128 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { jobPlanSchema } from '../../../shared/src/schemas';
+import { planTopic } from '../../../shared/src/topics';
+import type { Controller } from './controller';
+import { jobSpecSchema } from './job-spec';
+import type { FakeBackend } from './testing';
+import { buildController, MemoryStore, speedRecord } from './testing';
+
+const spec = (name: string) =>
+  jobSpecSchema.parse({
+    name,
+    batchSize: 64,
+    stepsPerEpoch: 100,
+    psDemand: { cpu: 1 },
+    workerDemand: { cpu: 1 },
+  });
+
+let wall = 1_000;
+const now = () => wall;
+const started: Controller[] = [];
+afterEach(async () => {
+  for (const c of started.splice(0)) await c.stop();
+});
+
+/** Feeds `n` records per running worker of `job`, at increasing wall times. */
+function feed(c: Controller, backend: FakeBackend, job: string, n: number): void {
+  const shape = backend.running.get(`default/${job}`)?.shape;
+  for (let i = 0; i < n; i += 1) {
+    wall += 10;
+    for (let w = 0; w < (shape?.workers ?? 0); w += 1) {
+      const r = speedRecord(job, w, wall, wall);
+      c.handleMessage(r.topic, r.payload);
+    }
+  }
+}
+
+async function start(o: Parameters<typeof buildController>[0] = {}) {
+  const built = buildController({ now, ...o });
+  await built.controller.start(built.backend.running);
+  started.push(built.controller);
+  return built;
+}
+
+describe('Controller', () => {
+  it('pre-runs a new job at the sample shapes, then lets the policy decide', async () => {
+    const { controller: c, backend, core } = await start();
+    await c.submit(spec('a'));
+    await c.roundNow('pre-run');
+    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'start', shape: { ps: 1, workers: 1 } }]);
+    feed(c, backend, 'a', 3);
+    await c.roundNow('pre-run');
+    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'resize', shape: { ps: 1, workers: 2 } }]);
+    feed(c, backend, 'a', 3);
+    await c.roundNow('pre-run');
+    feed(c, backend, 'a', 3);
+    await c.roundNow('pre-run'); // the last sample is done: the job leaves its pre-run
+    expect(c.records()[0]?.phase).toBe('running');
+    await c.roundNow('full');
+    expect(core.policy.name).toBe('fixed');
+    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'resize', shape: { ps: 2, workers: 2 } }]);
+    const rec = c.records()[0]!;
+    expect(rec.restarts).toBe(3);
+    expect(rec.spans.at(-1)).toMatchObject({ shape: { ps: 2, workers: 2 }, fitted: true });
+  });
+
+  it('publishes a retained plan with the shape and a predicted completion', async () => {
+    const { controller: c, backend, publisher } = await start();
+    await c.submit(spec('p'));
+    for (let i = 0; i < 4; i += 1) {
+      await c.roundNow('pre-run');
+      feed(c, backend, 'p', 3);
+    }
+    await c.roundNow('full');
+    const plan = jobPlanSchema.parse(
+      JSON.parse(publisher.retained.get(planTopic({ namespace: 'default', job: 'p' }))!),
+    );
+    expect(plan).toMatchObject({ state: 'running', ps: 2, workers: 2 });
+    expect(plan.placement).toHaveLength(4);
+    expect(plan.predictedRemainingSec?.value).toBeGreaterThan(0);
+    expect(plan.predictedCompletionTs?.value).toBeGreaterThan(wall);
+  });
+
+  it('keeps the record of an action the executor failed unchanged', async () => {
+    const { controller: c, backend } = await start();
+    backend.failFor.add('default/f');
+    await c.submit(spec('f'));
+    await c.roundNow('pre-run');
+    expect(c.records()[0]).toMatchObject({ phase: 'pending', current: null });
+  });
+
+  it('marks a finished job done and publishes it', async () => {
+    const { controller: c, backend, publisher } = await start();
+    await c.submit(spec('d'));
+    await c.roundNow('pre-run');
+    backend.events?.onJobFinished('default/d', 'succeeded');
+    expect(c.records()[0]).toMatchObject({ phase: 'done', current: null });
+    expect(c.allDone()).toBe(true);
+    await c.roundNow('full');
+    expect(publisher.retained.get(planTopic({ namespace: 'default', job: 'd' }))).toContain('"state":"done"');
+  });
+
+  it('resumes after a restart with every job and observation, and de-duplicates resent records', async () => {
+    const store = new MemoryStore();
+    const first = await start({ store });
+    await first.controller.submit(spec('r'));
+    await first.controller.roundNow('pre-run');
+    const r = speedRecord('r', 0, wall + 1, 5);
+    first.controller.handleMessage(r.topic, r.payload);
+    await first.controller.stop();
+
+    const second = await start({ store });
+    expect(second.controller.records().map((x) => x.spec.name)).toEqual(['r']);
+    expect(second.controller.ingest.counters().received).toBe(1);
+    second.controller.handleMessage(r.topic, r.payload); // the sidecar re-sends after the restart
+    expect(second.controller.ingest.counters()).toMatchObject({ received: 1, duplicates: 1 });
+    // Nothing runs in the new backend: the job goes back to its pre-run instead of believing it runs.
+    expect(second.controller.records()[0]).toMatchObject({ phase: 'pending', current: null });
+  });
+
+  it('answers what-if and rejects unknown or duplicate jobs', async () => {
+    const { controller: c } = await start();
+    await c.submit(spec('w'));
+    await expect(c.submit(spec('w'))).rejects.toMatchObject({ status: 409 });
+    expect(() => c.get('default/nope')).toThrow(/not found/);
+    expect(c.whatIf('default/w', 2, 3)).toMatchObject({ shape: { ps: 2, workers: 3 }, fitted: false });
+    await expect(c.remove('default/nope')).rejects.toMatchObject({ status: 404 });
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * A training job as submitted (API body, workload file, or a Kubernetes custom resource).
+ * Validated with zod at the boundary; everything inside the runtime uses the parsed type.
+ */
+import { z } from 'zod';
+import { nameSegmentSchema } from '../../../shared/src/topics';
+
+const resources = z.record(z.string().min(1), z.number().finite().min(0));
+
+/** Ground truth of an emulated job (local mode only): how fast it really runs and how its loss falls. */
+export const emulationSchema = z
+  .object({
+    /** Paper Eq. 4 (sync, 5 terms) or Eq. 3 (async, 4 terms) coefficients θ ≥ 0. */
+    theta: z.array(z.number().finite().min(0)).min(4).max(5),
+    /** Paper Eq. 1 coefficients β0, β1, β2 ≥ 0 of the true loss curve (k in steps). */
+    beta: z.tuple([z.number().positive(), z.number().positive(), z.number().min(0)]),
+    /** Relative Gaussian noise on each logged loss. */
+    lossNoise: z.number().min(0).max(1).default(0.02),
+    /** Relative noise on each logged speed. */
+    speedNoise: z.number().min(0).max(1).default(0.03),
+  })
+  .strict();
+export type EmulationSpec = z.infer<typeof emulationSchema>;
+
+export const jobSpecSchema = z
+  .object({
+    namespace: nameSegmentSchema.default('default'),
+    name: nameSegmentSchema,
+    mode: z.enum(['sync', 'async']).default('sync'),
+    /** Sync: the global batch M (per-worker batch M/w). Async: the per-worker batch. */
+    batchSize: z.number().int().positive(),
+    stepsPerEpoch: z.number().int().positive(),
+    /** Convergence rule: per-epoch normalised loss decrease below `threshold` for `patience` epochs. */
+    convergence: z
+      .object({ threshold: z.number().positive().max(0.5), patience: z.number().int().min(1).max(20) })
+      .strict()
+      .default({ threshold: 0.02, patience: 2 }),
+    /** A prior on the epochs needed, used until the convergence model is fitted. */
+    maxEpochs: z.number().int().positive().default(50),
+    psDemand: resources,
+    workerDemand: resources,
+    minPs: z.number().int().min(1).default(1),
+    maxPs: z.number().int().min(1).default(4),
+    minWorkers: z.number().int().min(1).default(1),
+    maxWorkers: z.number().int().min(1).default(8),
+    emulation: emulationSchema.optional(),
+  })
+  .strict()
+  .refine((s) => s.minPs <= s.maxPs, { message: 'minPs must be ≤ maxPs', path: ['minPs'] })
+  .refine((s) => s.minWorkers <= s.maxWorkers, {
+    message: 'minWorkers must be ≤ maxWorkers',
+    path: ['minWorkers'],
+  });
+
+export type JobSpec = z.infer<typeof jobSpecSchema>;
+/** What callers may send: defaults filled in by the schema. */
+export type JobSpecInput = z.input<typeof jobSpecSchema>;
+
+/** `namespace/name`, the id used by policies and plans. */
+export const jobIdOf = (s: Pick<JobSpec, 'namespace' | 'name'>): string => `${s.namespace}/${s.name}`;
+
+/** Per-worker mini-batch at `workers` workers. */
+export const perWorkerBatch = (s: Pick<JobSpec, 'mode' | 'batchSize'>, workers: number): number =>
+  s.mode === 'sync' ? s.batchSize / Math.max(1, workers) : s.batchSize;
+
+/** Parses a job spec; the error names the first bad field. */
+export function parseJobSpec(input: unknown): { ok: true; spec: JobSpec } | { ok: false; error: string } {
+  const r = jobSpecSchema.safeParse(input);
+  if (r.success) return { ok: true, spec: r.data };
+  const issue = r.error.issues[0];
+  return { ok: false, error: `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}` };
+}

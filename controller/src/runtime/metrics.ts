@@ -1,0 +1,68 @@
+/**
+ * Prometheus metrics of the controller (prom-client). One registry per controller so
+ * tests and several controllers in one process do not collide.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { JOB_PHASES, type JobPhase } from './job-record';
+
+export interface RuntimeMetrics {
+  readonly registry: Registry;
+  readonly messagesReceived: Counter;
+  readonly messagesRejected: Counter<'reason'>;
+  readonly fits: Counter<'model' | 'result'>;
+  readonly decisionLatency: Histogram;
+  readonly rounds: Counter;
+  readonly planActions: Counter<'kind' | 'result'>;
+}
+
+export function createMetrics(phases: () => Record<JobPhase, number>): RuntimeMetrics {
+  const registry = new Registry();
+  const m: RuntimeMetrics = {
+    registry,
+    messagesReceived: new Counter({
+      name: 'optimus_messages_received_total',
+      help: 'Metrics records accepted from sidecars (after de-duplication)',
+      registers: [registry],
+    }),
+    messagesRejected: new Counter({
+      name: 'optimus_messages_rejected_total',
+      help: 'Messages rejected, by reason',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    fits: new Counter({
+      name: 'optimus_model_fits_total',
+      help: 'Model fits, by model and result',
+      labelNames: ['model', 'result'],
+      registers: [registry],
+    }),
+    decisionLatency: new Histogram({
+      name: 'optimus_decision_latency_seconds',
+      help: 'Wall time of one scheduling round (snapshot → refit → decide → plan)',
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers: [registry],
+    }),
+    rounds: new Counter({
+      name: 'optimus_rounds_total',
+      help: 'Scheduling rounds run',
+      registers: [registry],
+    }),
+    planActions: new Counter({
+      name: 'optimus_plan_actions_total',
+      help: 'Plan actions executed, by kind and result',
+      labelNames: ['kind', 'result'],
+      registers: [registry],
+    }),
+  };
+  new Gauge({
+    name: 'optimus_jobs',
+    help: 'Jobs by phase',
+    labelNames: ['phase'],
+    registers: [registry],
+    collect() {
+      const counts = phases();
+      for (const p of JOB_PHASES) this.set({ phase: p }, counts[p]);
+    },
+  });
+  return m;
+}

@@ -1,0 +1,138 @@
+/**
+ * Observations of one job, built from its tasks' metrics records: loss by global step,
+ * speed by shape, and the latest per-worker step time. Pure: time comes in on the records.
+ */
+import type { MetricsRecord } from '../../../shared/src/schemas';
+import type { TaskId } from '../../../shared/src/topics';
+import type { LossPoint } from '../models/convergence/types';
+import type { SpeedSample } from '../models/speed/types';
+import type { JobShape } from '../scheduling/types';
+import { perWorkerBatch, type JobSpec } from './job-spec';
+
+/** A period during which the job ran at one shape; `since`/`until` are wall-clock ms (record `ts`). */
+export interface ShapeSpan {
+  readonly shape: JobShape;
+  readonly since: number;
+  until: number | null;
+  /** True when the models were fitted at the time the shape was chosen (not a pre-run sample). */
+  readonly fitted: boolean;
+}
+
+interface WorkerStats {
+  sum: number;
+  n: number;
+}
+
+export class JobObservations {
+  private readonly losses = new Map<number, number>();
+  /** span index → worker index → speed stats (steps/s of that worker). */
+  private readonly speeds = new Map<number, Map<number, WorkerStats>>();
+  private maxStep = 0;
+  records = 0;
+
+  constructor(private readonly spec: JobSpec) {}
+
+  add(task: TaskId, r: MetricsRecord, spans: readonly ShapeSpan[]): void {
+    if (task.role !== 'worker') return;
+    this.records += 1;
+    const spanIndex = findSpan(spans, r.ts);
+    const span = spanIndex === -1 ? undefined : spans[spanIndex];
+    const workers = span?.shape.workers ?? 1;
+    const step = this.globalStep(r, workers);
+    if (step !== null) this.maxStep = Math.max(this.maxStep, step);
+    // Worker 0's loss stands for the job (sync workers share parameters, async ones nearly so).
+    if (task.index === 0 && r.loss !== null && step !== null && r.kind !== 'validation') {
+      this.losses.set(step, r.loss);
+    }
+    if (r.kind !== 'batch' || r.samplesPerSec === null || span === undefined) return;
+    const stepsPerSec = r.samplesPerSec / perWorkerBatch(this.spec, workers);
+    this.addSpeed(spanIndex, task.index, stepsPerSec);
+  }
+
+  /** Loss points sorted by step. */
+  lossPoints(): LossPoint[] {
+    return [...this.losses].map(([step, loss]) => ({ step, loss })).sort((a, b) => a.step - b.step);
+  }
+
+  /** Steps done so far (the furthest global step seen). */
+  stepsDone(): number {
+    return this.maxStep;
+  }
+
+  /** One speed sample per shape: sync = mean worker speed, async = sum of worker speeds. */
+  speedSamples(spans: readonly ShapeSpan[]): SpeedSample[] {
+    const byShape = new Map<string, { ps: number; workers: number; total: number; weight: number }>();
+    for (const [i, workers] of this.speeds) {
+      const span = spans[i];
+      if (!span) continue;
+      const means = [...workers.values()].filter((w) => w.n > 0).map((w) => ({ mean: w.sum / w.n, n: w.n }));
+      if (means.length === 0) continue;
+      const sum = means.reduce((a, m) => a + m.mean, 0);
+      const speed =
+        this.spec.mode === 'sync' ? sum / means.length : (sum / means.length) * span.shape.workers;
+      const n = means.reduce((a, m) => a + m.n, 0);
+      const key = `${span.shape.ps}x${span.shape.workers}`;
+      const acc = byShape.get(key) ?? { ...span.shape, total: 0, weight: 0 };
+      acc.total += speed * n;
+      acc.weight += n;
+      byShape.set(key, acc);
+    }
+    return [...byShape.values()].map((s) => ({
+      ps: s.ps,
+      workers: s.workers,
+      stepsPerSec: s.total / s.weight,
+      weight: s.weight,
+    }));
+  }
+
+  /** Records with speed at the span `index` (warm-up excluded), summed over workers. */
+  samplesInSpan(index: number): number {
+    let n = 0;
+    for (const w of this.speeds.get(index)?.values() ?? []) n += w.n;
+    return n;
+  }
+
+  /**
+   * Mean step time (seconds) per worker index in span `index`, for straggler detection. Only the
+   * current span counts: a replaced worker starts a new span and is judged on its own records.
+   */
+  workerStepTimes(index: number): Record<number, number> {
+    const out: Record<number, number> = {};
+    for (const [worker, w] of this.speeds.get(index) ?? [])
+      if (w.n > 0 && w.sum > 0) out[worker] = w.n / w.sum;
+    return out;
+  }
+
+  private addSpeed(span: number, worker: number, stepsPerSec: number): void {
+    let m = this.speeds.get(span);
+    if (!m) this.speeds.set(span, (m = new Map<number, WorkerStats>()));
+    const w = m.get(worker);
+    if (!w) {
+      // The first record of each worker in a span is warm-up (cuDNN autotune, data loading): skipped.
+      m.set(worker, { sum: 0, n: 0 });
+      return;
+    }
+    w.sum += stepsPerSec;
+    w.n += 1;
+  }
+
+  /** Global step of a record. Async workers each cover 1/w of an epoch's steps. */
+  private globalStep(r: MetricsRecord, workers: number): number | null {
+    // A checkpoint line says nothing about progress that the epoch lines have not said.
+    if (r.epoch === null || r.kind === 'checkpoint') return null;
+    const base = r.epoch * this.spec.stepsPerEpoch;
+    if (r.kind === 'epoch') return r.batch === null ? base + this.spec.stepsPerEpoch : base;
+    if (r.batch === null) return null;
+    const perWorker = this.spec.mode === 'async' ? workers : 1;
+    return base + Math.min(this.spec.stepsPerEpoch, (r.batch + 1) * perWorker);
+  }
+}
+
+/** Index of the span containing wall-clock `ts`, or -1. */
+export function findSpan(spans: readonly ShapeSpan[], ts: number): number {
+  for (let i = spans.length - 1; i >= 0; i -= 1) {
+    const s = spans[i]!;
+    if (s.since <= ts && (s.until === null || ts < s.until)) return i;
+  }
+  return -1;
+}

@@ -1,0 +1,82 @@
+/**
+ * The paper's pre-run (§3.2): before a job is scheduled, it runs briefly at a handful of
+ * shapes to seed its speed model. Pure helpers; the controller drives them.
+ */
+import type { Resources } from '../../../shared/src/units';
+import type { JobShape, ServerSnapshot, TaskPlacement } from '../scheduling/types';
+import type { JobSpec } from './job-spec';
+
+/** Upper bounds of pre-run shapes: small, so a sample run fits on one server. */
+export const PRE_RUN_MAX_PS = 2;
+export const PRE_RUN_MAX_WORKERS = 3;
+
+/** Resources a set of pre-run shapes needs at most (the largest ps and worker counts). */
+export function preRunFootprint(spec: JobSpec, shapes: readonly JobShape[]): Resources {
+  const ps = Math.max(1, ...shapes.map((s) => s.ps));
+  const workers = Math.max(1, ...shapes.map((s) => s.workers));
+  return addResources(scale(spec.psDemand, ps), scale(spec.workerDemand, workers));
+}
+
+/** Free resources per server: capacity − reserved − `used`. */
+export function freeResources(
+  servers: readonly ServerSnapshot[],
+  used: ReadonlyMap<string, Resources>,
+): Map<string, Resources> {
+  const out = new Map<string, Resources>();
+  for (const s of servers) {
+    const free: Record<string, number> = { ...s.capacity };
+    for (const [k, v] of Object.entries(s.reserved)) free[k] = (free[k] ?? 0) - v;
+    for (const [k, v] of Object.entries(used.get(s.name) ?? {})) free[k] = (free[k] ?? 0) - v;
+    out.set(s.name, free);
+  }
+  return out;
+}
+
+/** The server with the most room that fits `demand`, or null. */
+export function pickServer(free: ReadonlyMap<string, Resources>, demand: Resources): string | null {
+  let best: string | null = null;
+  let bestRoom = -Infinity;
+  for (const [name, f] of free) {
+    if (!Object.entries(demand).every(([k, v]) => (f[k] ?? 0) >= v)) continue;
+    const room = f.cpu ?? 0;
+    if (room > bestRoom) [best, bestRoom] = [name, room];
+  }
+  return best;
+}
+
+/** Every task of `shape` on one server. */
+export function placeOn(server: string, shape: JobShape): TaskPlacement[] {
+  return [
+    ...Array.from({ length: shape.ps }, (_, index) => ({ role: 'ps' as const, index, server })),
+    ...Array.from({ length: shape.workers }, (_, index) => ({ role: 'worker' as const, index, server })),
+  ];
+}
+
+/** Resources the tasks of a placement hold per server. */
+export function usageByServer(
+  spec: JobSpec,
+  placement: readonly TaskPlacement[],
+  into: Map<string, Resources>,
+): void {
+  for (const t of placement) {
+    const demand = t.role === 'ps' ? spec.psDemand : spec.workerDemand;
+    into.set(t.server, addResources(into.get(t.server) ?? {}, demand));
+  }
+}
+
+export function addResources(a: Resources, b: Resources): Resources {
+  const out: Record<string, number> = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+function scale(r: Resources, n: number): Resources {
+  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v * n]));
+}
+
+/** A small stable hash of a job id, to seed its sample-shape choice. */
+export function seedOf(id: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < id.length; i += 1) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
+  return h;
+}

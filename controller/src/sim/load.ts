@@ -1,0 +1,64 @@
+/**
+ * The simulator's file edge: the measured-speeds table and workloads given by name or as a trace file.
+ * (The engine itself does no I/O.)
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { measuredModelsFromCsv, type MeasuredModel } from './measured-table';
+import { parseTrace, type Trace } from './trace';
+import { buildWorkload, isWorkloadName, WORKLOAD_NAMES } from './workloads';
+
+/** The measurements shipped with the repository. */
+export const DEFAULT_MEASURED_CSV = fileURLToPath(
+  new URL('../../../test/data/measured-speeds.csv', import.meta.url),
+);
+
+/** Reads and parses a measured-speeds CSV; the error names the file. */
+export function loadMeasured(path = DEFAULT_MEASURED_CSV): Map<string, MeasuredModel> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `cannot read measured speeds "${path}": ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  return measuredModelsFromCsv(text);
+}
+
+/** Reads a JSON trace file with a clear error for unreadable, non-JSON or invalid content. */
+export function loadTrace(path: string): Trace {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `--workload: cannot read trace "${path}": ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`--workload: "${path}" is not JSON`);
+  }
+  return parseTrace(value);
+}
+
+/** A workload source: built-in names give one workload per seed; a file gives the same trace for every seed. */
+export function workloadSource(
+  workload: string,
+  measured: ReadonlyMap<string, MeasuredModel>,
+  jobs?: number,
+): (seed: number) => Trace {
+  if (isWorkloadName(workload)) {
+    return (seed) => buildWorkload(workload, { seed, measured, ...(jobs === undefined ? {} : { jobs }) });
+  }
+  if (!workload.endsWith('.json')) {
+    throw new Error(
+      `--workload must be one of ${WORKLOAD_NAMES.join(', ')} or a trace .json file, got "${workload}"`,
+    );
+  }
+  const trace = loadTrace(workload);
+  return () => trace;
+}

@@ -1,0 +1,51 @@
+/**
+ * How placement changes a job's true speed (paper §4.2, Theorem 1): traffic between a worker and a
+ * parameter server on the same machine does not cross the 1 GbE network. The measured speeds are taken
+ * as those of a spread placement (every worker–PS pair remote); a more local placement shortens the
+ * communication part of the step by the factor `localCost` for the local pairs.
+ */
+import type { TaskPlacement } from '../scheduling/types';
+
+/** Cost of a local worker–PS exchange relative to a remote one (loopback vs 1 GbE). */
+export const LOCAL_COST = 0.3;
+
+/** Fraction of worker–PS pairs that cross servers (1 = all remote). */
+export function remoteFraction(placement: readonly TaskPlacement[]): number {
+  const ps = new Map<string, number>();
+  const workers = new Map<string, number>();
+  for (const t of placement) {
+    const m = t.role === 'ps' ? ps : workers;
+    m.set(t.server, (m.get(t.server) ?? 0) + 1);
+  }
+  const totalPs = [...ps.values()].reduce((a, b) => a + b, 0);
+  const totalW = [...workers.values()].reduce((a, b) => a + b, 0);
+  if (totalPs === 0 || totalW === 0) return 1;
+  let local = 0;
+  for (const [server, w] of workers) local += w * (ps.get(server) ?? 0);
+  return 1 - local / (totalPs * totalW);
+}
+
+/**
+ * Speed multiplier of a placement for a job whose step time is `commShare` communication (0..1) when
+ * every pair is remote: step' = step · (1 − commShare · (1 − remote) · (1 − LOCAL_COST)).
+ */
+export function placementSpeedFactor(commShare: number, placement: readonly TaskPlacement[]): number {
+  const saved = commShare * (1 - remoteFraction(placement)) * (1 - LOCAL_COST);
+  return 1 / Math.max(1 - saved, 0.05);
+}
+
+/** Communication share of the step time from Eq. 4 θ (sync): the w/p, w and p terms over the total. */
+export function syncCommShare(theta: readonly number[], batch: number, p: number, w: number): number {
+  const t = (i: number): number => theta[i] ?? 0;
+  const comm = (t(2) * w) / p + t(3) * w + t(4) * p;
+  const total = (t(0) * batch) / w + t(1) + comm;
+  return total > 0 ? comm / total : 0;
+}
+
+/** Communication share from Eq. 3 θ (async). */
+export function asyncCommShare(theta: readonly number[], p: number, w: number): number {
+  const t = (i: number): number => theta[i] ?? 0;
+  const comm = (t(1) * w) / p + t(2) * w + t(3) * p;
+  const total = t(0) + comm;
+  return total > 0 ? comm / total : 0;
+}

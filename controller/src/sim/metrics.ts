@@ -1,0 +1,63 @@
+/** Figures of a simulation run: JCTs, makespan, restarts and a utilisation integral over time. */
+
+/** One finished job. */
+export interface JobOutcome {
+  readonly id: string;
+  readonly type: string;
+  readonly mode: 'sync' | 'async';
+  readonly arrival: number;
+  readonly finish: number;
+  readonly jct: number;
+  readonly restarts: number;
+}
+
+/** One point of the timeline (state right after an event). */
+export interface TimelinePoint {
+  readonly t: number;
+  readonly runningTasks: number;
+  readonly runningJobs: number;
+  /** Mean over cpu, memory and GPUs of the allocated share of the cluster's capacity. */
+  readonly utilization: number;
+}
+
+/** The figures of the `simulate --json` contract for one run. */
+export interface RunFigures {
+  readonly avgJct: number;
+  readonly p95Jct: number;
+  readonly makespan: number;
+  readonly restarts: number;
+  readonly utilization: number;
+}
+
+/** Nearest-rank percentile of a non-empty list. */
+export function percentile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i] ?? 0;
+}
+
+/** Time-weighted mean utilisation over [0, end] of a step function given at event times. */
+export function meanUtilization(timeline: readonly TimelinePoint[], end: number): number {
+  if (end <= 0) return 0;
+  let area = 0;
+  for (let i = 0; i < timeline.length; i++) {
+    const p = timeline[i];
+    if (!p) continue;
+    const next = Math.min(timeline[i + 1]?.t ?? end, end);
+    area += p.utilization * Math.max(0, next - p.t);
+  }
+  return area / end;
+}
+
+/** Figures of one run. Makespan is measured from time 0 (the trace start) to the last finish. */
+export function figuresOf(jobs: readonly JobOutcome[], timeline: readonly TimelinePoint[]): RunFigures {
+  const jcts = jobs.map((j) => j.jct);
+  const makespan = jobs.reduce((m, j) => Math.max(m, j.finish), 0);
+  return {
+    avgJct: jcts.length ? jcts.reduce((a, b) => a + b, 0) / jcts.length : 0,
+    p95Jct: jcts.length ? percentile(jcts, 0.95) : 0,
+    makespan,
+    restarts: jobs.reduce((s, j) => s + j.restarts, 0),
+    utilization: meanUtilization(timeline, makespan),
+  };
+}

@@ -1,0 +1,137 @@
+/** Scenario tests: small traces through the real engine, outcomes asserted with tolerances. */
+import { describe, expect, it } from 'vitest';
+import { GiB } from '../../../shared/src/units';
+import type { Decision, Policy, PolicyInput } from '../scheduling/types';
+import { getPolicy } from '../scheduling/registry';
+import { simulate, type SimulationOptions } from './engine';
+import { loadMeasured } from './load';
+import { prerunShapeChooser, productionModels } from './models';
+import type { Trace, TraceJob } from './trace';
+import { buildWorkload } from './workloads';
+
+const THETA = [0.004, 0.1, 0.2, 0.01, 0.01];
+const trueSyncSpeed = (p: number, w: number): number =>
+  1 / (THETA[0]! * (64 / w) + THETA[1]! + (THETA[2]! * w) / p + THETA[3]! * w + THETA[4]! * p);
+
+const aJob = (over: Partial<TraceJob> = {}): TraceJob => ({
+  id: 'default/solo',
+  arrival: 0,
+  type: 'synthetic',
+  mode: 'sync',
+  psDemand: { cpu: 2, memory: 4 * GiB },
+  workerDemand: { cpu: 2, memory: 4 * GiB },
+  minPs: 1,
+  maxPs: 4,
+  minWorkers: 1,
+  maxWorkers: 4,
+  globalBatch: 64,
+  stepsPerEpoch: 100,
+  speed: { kind: 'parametric', theta: THETA },
+  work: { kind: 'steps', steps: 3000 },
+  ...over,
+});
+
+const aTrace = (jobs: TraceJob[]): Trace => ({
+  format: 'optimus-trace',
+  version: 1,
+  name: 'test',
+  seed: 1,
+  cluster: {
+    servers: ['s1', 's2', 's3'].map((name) => ({ name, capacity: { cpu: 16, memory: 64 * GiB } })),
+  },
+  jobs,
+});
+
+/** A test policy: every job 1 PS on s1 and 1 worker on `workerServer(round)` (remote pairs only). */
+function fixedPolicy(workerServer: (now: number) => string): Policy {
+  return {
+    name: 'fixed',
+    description: 'test',
+    decide: (input: PolicyInput): Decision => ({
+      jobs: input.jobs.map((j) => ({
+        jobId: j.id,
+        action: 'run',
+        shape: { ps: 1, workers: 1 },
+        placement: [
+          { role: 'ps', index: 0, server: 's1' },
+          { role: 'worker', index: 0, server: workerServer(input.now) },
+        ],
+        replaceWorkers: [],
+      })),
+    }),
+  };
+}
+
+const base = (trace: Trace, policy: Policy, over: Partial<SimulationOptions> = {}): SimulationOptions => ({
+  trace,
+  measured: new Map(),
+  policy,
+  estimation: { kind: 'oracle', error: 0 },
+  models: productionModels,
+  seed: 1,
+  ...over,
+});
+
+describe('simulator scenarios', () => {
+  it('a job alone on an empty cluster finishes at its true speed', async () => {
+    const r = await simulate(
+      base(
+        aTrace([aJob()]),
+        fixedPolicy(() => 's2'),
+      ),
+    );
+    expect(r.jobs).toHaveLength(1);
+    expect(r.jobs[0]!.jct).toBeCloseTo(3000 / trueSyncSpeed(1, 1), 6);
+    expect(r.restarts).toBe(0);
+  });
+
+  it('a job alone under Optimus is at least as fast as at the smallest shape', async () => {
+    const r = await simulate(base(aTrace([aJob()]), getPolicy('optimus')));
+    const alone = 3000 / trueSyncSpeed(1, 1);
+    expect(r.jobs[0]!.jct).toBeLessThan(alone);
+    expect(r.jobs[0]!.jct).toBeGreaterThan(alone / 4);
+  });
+
+  it('charges the restart pause for every resize', async () => {
+    // Moving the worker between s2 and s3 every round is a resize (checkpoint → restart) each time.
+    const hop = fixedPolicy((now) => (Math.floor(now / 600) % 2 === 0 ? 's2' : 's3'));
+    const free = await simulate(base(aTrace([aJob()]), hop, { restartPauseSec: 0 }));
+    const paid = await simulate(base(aTrace([aJob()]), hop, { restartPauseSec: 45 }));
+    expect(paid.restarts).toBeGreaterThan(0);
+    expect(paid.jobs[0]!.jct - free.jobs[0]!.jct).toBeCloseTo(paid.restarts * 45, 6);
+  });
+
+  it('a later arrival waits for its arrival time and both jobs finish', async () => {
+    const trace = aTrace([aJob(), aJob({ id: 'default/late', arrival: 1000 })]);
+    const r = await simulate(
+      base(
+        trace,
+        fixedPolicy(() => 's2'),
+      ),
+    );
+    const late = r.jobs.find((j) => j.id === 'default/late')!;
+    expect(late.arrival).toBe(1000);
+    // The worker shares s2 but demands are per task: both run at full speed.
+    expect(late.jct).toBeCloseTo(3000 / trueSyncSpeed(1, 1), 6);
+  });
+
+  it('an online run is on average no better than an oracle run (paper workload, Optimus)', async () => {
+    const measured = loadMeasured();
+    let online = 0;
+    let oracle = 0;
+    for (const seed of [1, 2]) {
+      const trace = buildWorkload('paper', { seed, measured, jobs: 30 });
+      const o = {
+        trace,
+        measured,
+        policy: getPolicy('optimus'),
+        models: productionModels,
+        seed,
+        prerunShapes: prerunShapeChooser(),
+      };
+      online += (await simulate({ ...o, estimation: { kind: 'online' } })).avgJct;
+      oracle += (await simulate({ ...o, estimation: { kind: 'oracle', error: 0 } })).avgJct;
+    }
+    expect(oracle).toBeLessThanOrEqual(online * 1.02);
+  });
+});

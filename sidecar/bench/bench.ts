@@ -1,0 +1,230 @@
+/**
+ * `npm run bench:sidecar -- [--json] [--duration <s>] [--lines <n>]`
+ *
+ * Measures in one run: parse throughput over a generated MXNet log; steady RSS and CPU of the bundled
+ * sidecar (run with its production Node flags) tailing a log that grows at 100 lines/s; the RSS of a
+ * bare idle `node -e`; and latency from a line written to its record reaching an MQTT subscriber
+ * (embedded aedes on loopback).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Aedes } from 'aedes';
+import mqtt from 'mqtt';
+import { buildSidecar, NODE_FLAGS, SIDECAR_BUNDLE } from '../build.mjs';
+import { parseBuffer } from '../src/parse/parse-buffer';
+import { mxnetLog } from './generate';
+
+const { values } = parseArgs({
+  options: {
+    json: { type: 'boolean' },
+    duration: { type: 'string' },
+    lines: { type: 'string' },
+    rate: { type: 'string' },
+  },
+});
+const durationSec = Number(values.duration ?? 60);
+const parseLines = Number(values.lines ?? 1_000_000);
+const rate = Number(values.rate ?? 100);
+const note = (msg: string): void => void process.stderr.write(`${msg}\n`);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const clkTck = ((): number => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+const rssBytes = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+const cpuSec = (pid: number): number => {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(f[11]) + Number(f[12])) / clkTck;
+};
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const percentile = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
+
+/**
+ * Lines per second of CPU time (best of three passes after a warm-up pass), and per second of wall
+ * time. On a shared, oversubscribed machine wall time mostly measures the other tenants; CPU time
+ * measures the parser.
+ */
+function parseThroughput(): { cpu: number; wall: number } {
+  const log = mxnetLog(parseLines);
+  parseBuffer(log, { chunkBytes: 65_536, batchSize: 32 }); // warm-up: let the JIT settle
+  let cpu = 0;
+  let wall = 0;
+  for (let pass = 0; pass < 3; pass++) {
+    const t0 = process.hrtime.bigint();
+    const c0 = process.cpuUsage();
+    const r = parseBuffer(log, { chunkBytes: 65_536, batchSize: 32 });
+    const used = process.cpuUsage(c0);
+    const sec = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (r.lines !== parseLines) throw new Error(`parsed ${r.lines} lines, expected ${parseLines}`);
+    cpu = Math.max(cpu, parseLines / ((used.user + used.system) / 1e6));
+    wall = Math.max(wall, parseLines / sec);
+  }
+  return { cpu, wall };
+}
+
+async function bareNodeRss(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
+  await sleep(1500);
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i++, await sleep(200)) samples.push(rssBytes(child.pid as number));
+  child.kill();
+  return median(samples);
+}
+
+interface TailFigures {
+  rssBytes: number;
+  rssMaxBytes: number;
+  cpuFraction: number;
+  /** A bare node waking 100 times a second, measured alongside: the machine's floor for this kind of load. */
+  referenceCpuFraction: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  linesWritten: number;
+  recordsReceived: number;
+}
+
+async function tailRun(): Promise<TailFigures> {
+  const broker = await Aedes.createBroker();
+  const server = net.createServer(broker.handle);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `mqtt://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sidecar-bench-'));
+  const log = path.join(dir, 'train.log');
+  const written = new Map<number, number>();
+  const latencies: number[] = [];
+  let received = 0;
+  let measuring = false;
+  const sub = await mqtt.connectAsync(url, { protocolVersion: 4 });
+  sub.on('message', (_t, payload) => {
+    const now = performance.now();
+    const rec = JSON.parse(payload.toString()) as {
+      epoch: number | null;
+      batch: number | null;
+      kind: string;
+    };
+    received++;
+    const at = written.get(rec.batch ?? -1);
+    if (measuring && rec.kind === 'batch' && at !== undefined) latencies.push(now - at);
+  });
+  await sub.subscribeAsync('optimus/v1/+/+/+/+/metrics', { qos: 1 });
+  const child = spawn(
+    process.execPath,
+    [
+      ...NODE_FLAGS,
+      SIDECAR_BUNDLE,
+      '--log',
+      log,
+      '--broker',
+      url,
+      '--namespace',
+      'bench',
+      '--job',
+      'j',
+      '--role',
+      'worker',
+      '--index',
+      '0',
+      '--batch-size',
+      '32',
+    ],
+    { stdio: 'ignore' },
+  );
+  const pid = child.pid as number;
+  const reference = spawn(process.execPath, ['-e', 'setInterval(() => {}, 10)'], { stdio: 'ignore' });
+  const refPid = reference.pid as number;
+  let ref0 = 0;
+  const warmupMs = Math.min(10_000, Math.max(2000, durationSec * 200));
+  const start = performance.now();
+  let n = 0;
+  const rss: number[] = [];
+  let cpu0 = 0;
+  let t0 = 0;
+  const fd = fs.openSync(log, 'a');
+  // Lines use the always-parsed Speedometer form with a unique batch number so each record can be timed.
+  while (performance.now() - start < durationSec * 1000) {
+    const due = Math.floor(((performance.now() - start) / 1000) * rate);
+    for (; n < due; n++) {
+      written.set(n * 50, performance.now());
+      fs.writeSync(
+        fd,
+        `INFO:root:Epoch[0] Batch [${n * 50}]\tSpeed: 1024.35 samples/sec\taccuracy=0.500000\n`,
+      );
+    }
+    const elapsed = performance.now() - start;
+    if (!measuring && elapsed >= warmupMs) {
+      measuring = true;
+      cpu0 = cpuSec(pid);
+      ref0 = cpuSec(refPid);
+      t0 = performance.now();
+    }
+    if (measuring && rss.length < (elapsed - warmupMs) / 1000) rss.push(rssBytes(pid));
+    await sleep(2);
+  }
+  const window = (performance.now() - t0) / 1000;
+  const cpuFraction = (cpuSec(pid) - cpu0) / window;
+  const referenceCpuFraction = (cpuSec(refPid) - ref0) / window;
+  reference.kill();
+  await sleep(300);
+  fs.closeSync(fd);
+  child.kill('SIGKILL');
+  await sub.endAsync(true);
+  server.close();
+  await new Promise<void>((r) => broker.close(() => r()));
+  fs.rmSync(dir, { recursive: true, force: true });
+  return {
+    rssBytes: median(rss),
+    rssMaxBytes: Math.max(...rss),
+    cpuFraction,
+    referenceCpuFraction,
+    latencyP50Ms: percentile(latencies, 0.5),
+    latencyP99Ms: percentile(latencies, 0.99),
+    linesWritten: n,
+    recordsReceived: received,
+  };
+}
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(SIDECAR_BUNDLE)) {
+    note('building the sidecar bundle…');
+    await buildSidecar();
+  }
+  note(`parse throughput over ${parseLines} generated MXNet lines…`);
+  const parse = parseThroughput();
+  note('bare node RSS…');
+  const bareNodeRssBytes = await bareNodeRss();
+  note(`tailing at ${rate} lines/s for ${durationSec} s…`);
+  const tail = await tailRun();
+  const result = {
+    linesPerSec: Math.round(parse.cpu),
+    linesPerSecWall: Math.round(parse.wall),
+    rssBytes: tail.rssBytes,
+    bareNodeRssBytes,
+    cpuFraction: Number(tail.cpuFraction.toFixed(4)),
+    referenceTimerCpuFraction: Number(tail.referenceCpuFraction.toFixed(4)),
+    latencyP99Ms: Number(tail.latencyP99Ms.toFixed(1)),
+    latencyP50Ms: Number(tail.latencyP50Ms.toFixed(1)),
+    rssRatio: Number((tail.rssBytes / bareNodeRssBytes).toFixed(3)),
+    rssMaxBytes: tail.rssMaxBytes,
+    linesWritten: tail.linesWritten,
+    recordsReceived: tail.recordsReceived,
+    durationSec,
+    loadAverage1m: os.loadavg()[0],
+    nodeFlags: NODE_FLAGS,
+  };
+  if (values.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
+  else
+    for (const [k, v] of Object.entries(result))
+      process.stdout.write(`${k.padEnd(18)} ${JSON.stringify(v)}\n`);
+}
+
+await main();

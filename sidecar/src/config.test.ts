@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type SidecarConfig } from './config';
+
+const ENV = {
+  OPTIMUS_NAMESPACE: 'ml',
+  OPTIMUS_JOB: 'resnet',
+  OPTIMUS_ROLE: 'worker',
+  OPTIMUS_INDEX: '3',
+  OPTIMUS_BROKER_URL: 'mqtt://broker:1883',
+  OPTIMUS_LOG_PATH: '/logs/train.log',
+};
+const load = (env: Record<string, string | undefined>, argv: string[] = []): SidecarConfig => {
+  const c = loadConfig(argv, env);
+  if (c === 'help') throw new Error('help');
+  return c;
+};
+
+describe('loadConfig', () => {
+  it('reads the webhook environment with defaults', () => {
+    const c = load(ENV);
+    expect(c.task).toEqual({ namespace: 'ml', job: 'resnet', role: 'worker', index: 3 });
+    expect(c).toMatchObject({
+      format: 'auto',
+      mqttVersion: 4,
+      batchSize: null,
+      doneFile: '/logs/train.log.done',
+      stateDir: '/logs/.optimus-sidecar',
+    });
+  });
+
+  it('lets flags override variables', () => {
+    const c = load(ENV, [
+      '--index',
+      '7',
+      '--format',
+      'keras',
+      '--mqtt-version',
+      '5',
+      '--batch-size',
+      '64',
+      '--log',
+      '-',
+    ]);
+    expect(c).toMatchObject({
+      task: { index: 7 },
+      format: 'keras',
+      mqttVersion: 5,
+      batchSize: 64,
+      logPath: '-',
+      doneFile: null,
+      stateDir: null,
+    });
+  });
+
+  it('reads the password file without its trailing newline, and TLS files', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cfg-'));
+    fs.writeFileSync(path.join(dir, 'pw'), 's3cret\n');
+    fs.writeFileSync(path.join(dir, 'ca.pem'), 'CA');
+    const c = load({
+      ...ENV,
+      OPTIMUS_BROKER_USERNAME: 'u',
+      OPTIMUS_BROKER_PASSWORD_FILE: path.join(dir, 'pw'),
+      OPTIMUS_BROKER_CA_FILE: path.join(dir, 'ca.pem'),
+    });
+    expect(c.username).toBe('u');
+    expect(c.password).toBe('s3cret');
+    expect(c.ca?.toString()).toBe('CA');
+  });
+
+  it.each([
+    ['a missing broker', { OPTIMUS_BROKER_URL: undefined }, 'OPTIMUS_BROKER_URL (--broker) is required'],
+    ['a missing log', { OPTIMUS_LOG_PATH: '' }, 'OPTIMUS_LOG_PATH (--log) is required'],
+    ['a bad role', { OPTIMUS_ROLE: 'chief' }, 'OPTIMUS_ROLE (--role) must be ps, worker, scheduler'],
+    ['a negative index', { OPTIMUS_INDEX: '-1' }, 'OPTIMUS_INDEX (--index) must be an integer'],
+    ['an uppercase namespace', { OPTIMUS_NAMESPACE: 'ML' }, 'OPTIMUS_NAMESPACE (--namespace) is not valid'],
+    ['a job name too long', { OPTIMUS_JOB: 'j'.repeat(64) }, 'OPTIMUS_JOB (--job) is not valid'],
+    ['an unknown format', { OPTIMUS_LOG_FORMAT: 'caffe' }, 'OPTIMUS_LOG_FORMAT (--format) must be one of'],
+    [
+      'a bad MQTT version',
+      { OPTIMUS_MQTT_VERSION: '3' },
+      'OPTIMUS_MQTT_VERSION (--mqtt-version) must be 4, 5 or auto',
+    ],
+    [
+      'a zero batch size',
+      { OPTIMUS_BATCH_SIZE: '0' },
+      'OPTIMUS_BATCH_SIZE (--batch-size) must be an integer ≥ 1',
+    ],
+    ['a websocket URL', { OPTIMUS_BROKER_URL: 'ws://b:80' }, 'OPTIMUS_BROKER_URL (--broker) must look like'],
+    [
+      'an unreadable password file',
+      { OPTIMUS_BROKER_PASSWORD_FILE: '/nonexistent/pw' },
+      'OPTIMUS_BROKER_PASSWORD_FILE (--password-file): cannot read',
+    ],
+  ])('rejects %s, naming the variable', (_name, patch, message) => {
+    expect(() => load({ ...ENV, ...patch })).toThrow(ConfigError);
+    expect(() => load({ ...ENV, ...patch })).toThrow(message);
+  });
+
+  it('rejects unknown flags', () => {
+    expect(() => load(ENV, ['--brokr', 'x'])).toThrow(ConfigError);
+  });
+
+  it('answers --help', () => {
+    expect(loadConfig(['--help'], {})).toBe('help');
+  });
+});

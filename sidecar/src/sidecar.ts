@@ -1,0 +1,229 @@
+/**
+ * Composition root: configuration → saved state → pipeline (tail, parse, sequence) → courier → MQTT.
+ * Exit codes: 0 finished and delivered (or stopped by a signal with nothing pending), 1 stopped with
+ * records still pending, 2 configuration error.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TaskStatus } from '../../shared/src/schemas';
+import { metricsTopic, statusTopic } from '../../shared/src/topics';
+import { ConfigError, type SidecarConfig } from './config';
+import { Courier } from './delivery/courier';
+import { Outbox } from './delivery/outbox';
+import { freshSeq, type SidecarState, StateStore } from './delivery/state-store';
+import { FileTailer } from './input/file-tailer';
+import { readStdin } from './input/stdin-reader';
+import type { Logger } from './log';
+import { MqttConnection } from './mqtt/connection';
+import { createLineParser } from './parse/select';
+import { Pipeline } from './pipeline';
+import { validateTaskStatus } from './validate/wire';
+
+/** How long a SIGTERM after the training ended waits for the last records to be acknowledged. */
+const SIGNAL_GRACE_MS = 20_000;
+
+function statusPayload(state: TaskStatus['state']): string {
+  const status: TaskStatus = { v: 1, state, ts: Date.now() };
+  const problem = validateTaskStatus(status);
+  if (problem !== null) throw new Error(`status does not match the shared schema: ${problem}`);
+  return JSON.stringify(status);
+}
+
+/** Runs the sidecar until the training ends and everything is delivered; resolves with the exit code. */
+export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<number> {
+  const base = cfg.logPath === '-' ? 'stdin' : path.basename(cfg.logPath);
+  if (cfg.stateDir !== null) {
+    try {
+      fs.mkdirSync(cfg.stateDir, { recursive: true });
+    } catch (err) {
+      throw new ConfigError(
+        `OPTIMUS_STATE_DIR (--state-dir): cannot create ${cfg.stateDir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      );
+    }
+  }
+  const stateFile = cfg.stateDir === null ? null : path.join(cfg.stateDir, `${base}.optimus-state.json`);
+  const store = new StateStore(stateFile);
+  const outbox = new Outbox(
+    cfg.stateDir === null ? null : path.join(cfg.stateDir, `${base}.optimus-outbox.jsonl`),
+  );
+  const state = restore(store, outbox.load(), log);
+  const pendingAtStart = outbox.load().filter((e) => e.seq > state.ackedSeq);
+
+  let saveTimer: NodeJS.Timeout | null = null;
+  const saveNow = (): void => {
+    if (saveTimer !== null) clearTimeout(saveTimer);
+    saveTimer = null;
+    store.save(state);
+  };
+  const saveSoon = (): void => {
+    saveTimer ??= setTimeout(saveNow, 1000);
+  };
+
+  const courier = new Courier({
+    topic: metricsTopic(cfg.task),
+    window: cfg.window,
+    ratePerSec: cfg.ratePerSec,
+    now: Date.now,
+    onAckedThrough: (seq) => {
+      state.ackedSeq = Math.max(state.ackedSeq, seq);
+      outbox.compact(courier.pendingEntries(), saveNow);
+      saveSoon();
+      input.resume();
+      checkDone();
+    },
+  });
+  for (const e of pendingAtStart) courier.enqueue(e);
+
+  let finishedReading = false;
+  let resolveExit: (code: number) => void = () => undefined;
+  const exit = new Promise<number>((r) => (resolveExit = r));
+  const conn = new MqttConnection({
+    url: cfg.brokerUrl,
+    version: cfg.mqttVersion,
+    clientId: `optimus-${cfg.task.namespace}-${cfg.task.job}-${cfg.task.role}-${cfg.task.index}`.slice(
+      0,
+      128,
+    ),
+    username: cfg.username,
+    password: cfg.password,
+    tls: { ca: cfg.ca, cert: cfg.cert, key: cfg.key },
+    keepaliveSec: cfg.keepaliveSec,
+    will: { topic: statusTopic(cfg.task), payload: statusPayload('lost'), retain: true },
+    reconnectMinMs: cfg.reconnectMinMs,
+    reconnectMaxMs: cfg.reconnectMaxMs,
+    onConnect: (receiveMaximum) => {
+      log.info('connected', { version: conn.protocolVersion, pending: courier.pendingCount });
+      void courier.sendControl(statusTopic(cfg.task), statusPayload('online'));
+      courier.onConnect(receiveMaximum);
+      checkDone();
+    },
+    onDisconnect: (reason) => {
+      courier.onDisconnect();
+      log.info('disconnected', { reason, pending: courier.pendingCount });
+    },
+    onAck: (id, ok) => courier.onAck(id, ok),
+  });
+  courier.attach(conn);
+
+  const pipeline = new Pipeline({
+    parser: createLineParser(cfg.format),
+    batchSize: cfg.batchSize,
+    maxLineBytes: cfg.maxLineBytes,
+    maxPending: cfg.maxPending,
+    nextSeq: state.nextSeq,
+    start: { ino: state.ino, pos: state.pos },
+    outbox,
+    courier,
+    log,
+    now: Date.now,
+    onProgress: (p) => {
+      state.ino = p.ino;
+      state.pos = p.pos;
+      state.nextSeq = p.nextSeq;
+      saveSoon();
+    },
+    onFinished: () => {
+      finishedReading = true;
+      log.info('training finished; delivering the rest', {
+        pending: courier.pendingCount,
+        ...pipeline.counters,
+      });
+      checkDone();
+    },
+  });
+
+  // Once reading is over and nothing is pending: retained `done`, a clean DISCONNECT (no Last Will), exit 0.
+  let finishing = false;
+  function checkDone(): void {
+    if (!finishedReading || finishing || courier.pendingCount > 0 || !conn.isConnected) return;
+    finishing = true;
+    void courier.sendControl(statusTopic(cfg.task), statusPayload('done')).then(async (ok) => {
+      finishing = false;
+      if (!ok) return; // reconnect calls checkDone again
+      saveNow();
+      input.stop();
+      await conn.stop(true);
+      log.info('done', { ...pipeline.counters });
+      resolveExit(0);
+    });
+  }
+
+  const input = startInput(cfg, state, pipeline);
+  await conn.start();
+
+  const stopNow = (sig: string): void => {
+    log.info('signal; stopping', { signal: sig, pending: courier.pendingCount });
+    input.stop();
+    saveNow();
+    void conn.stop(false).then(() => resolveExit(courier.pendingCount === 0 ? 0 : 1));
+  };
+  // Kubernetes stops sidecars with SIGTERM once the training container has ended: if it left the done
+  // marker, finish the delivery first (bounded by a grace period); a second signal stops at once.
+  let signals = 0;
+  const onSignal = (sig: string): void => {
+    signals++;
+    const trainingEnded = finishedReading || (cfg.doneFile !== null && fs.existsSync(cfg.doneFile));
+    if (signals > 1 || !trainingEnded) return stopNow(sig);
+    log.info('signal after the training ended; delivering before exit', {
+      signal: sig,
+      pending: courier.pendingCount,
+    });
+    input.check();
+    setTimeout(() => stopNow(sig), SIGNAL_GRACE_MS).unref();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return exit;
+}
+
+interface Input {
+  resume(): void;
+  stop(): void;
+  /** Looks for the done marker now instead of at the next poll. */
+  check(): void;
+}
+
+function startInput(cfg: SidecarConfig, state: SidecarState, pipeline: Pipeline): Input {
+  if (cfg.logPath === '-') {
+    const r = readStdin(pipeline);
+    return { resume: r.resume, stop: () => process.stdin.pause(), check: () => undefined };
+  }
+  const tailer = new FileTailer({
+    path: cfg.logPath,
+    doneFile: cfg.doneFile,
+    start: { ino: state.ino, pos: state.pos },
+    pollMs: cfg.pollMs,
+    quietMs: cfg.quietMs,
+    sink: pipeline,
+  });
+  tailer.start();
+  return { resume: () => tailer.resume(), stop: () => tailer.stop(), check: () => tailer.wake(true) };
+}
+
+/** Saved state, advanced past anything the outbox proves was already read and numbered. */
+function restore(
+  store: StateStore,
+  entries: { seq: number; ino: number | null; pos: number }[],
+  log: Logger,
+): SidecarState {
+  const saved = store.load();
+  const state: SidecarState = saved ?? {
+    v: 1,
+    ino: null,
+    pos: 0,
+    nextSeq: freshSeq(Date.now()),
+    ackedSeq: -1,
+  };
+  // The outbox is written before the state file: its last entry may be newer (or the only record).
+  const last = entries.at(-1);
+  if (last !== undefined && (saved === null || last.seq >= state.nextSeq)) {
+    state.nextSeq = Math.max(state.nextSeq, last.seq + 1);
+    state.ino = last.ino;
+    state.pos = last.pos;
+  }
+  log.info(saved === null ? 'no saved state; starting fresh' : 'resuming', {
+    ...state,
+    outbox: entries.length,
+  });
+  return state;
+}

@@ -1,0 +1,122 @@
+/**
+ * The OptimusJob CRD comes from the one shared file, behind crds.enabled with crds.keep; the
+ * example job shipped with the chart is accepted by that CRD's schema; `npm run chart:render`
+ * prints what users would `kubectl apply`.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CHART_DIR, REPO_ROOT, ensureHelm, runHelm } from './helm';
+import { checkOpenApi, type OpenApiSchema } from './openapi-check';
+import { findObject, parseManifests, renderChart, type K8sObject } from './render';
+
+interface Crd {
+  metadata: { name: string };
+  spec: {
+    group: string;
+    names: { kind: string };
+    versions: { name: string; schema: { openAPIV3Schema: OpenApiSchema } }[];
+  };
+}
+const sharedCrd = (): Crd =>
+  parse(readFileSync(join(CHART_DIR, 'files', 'optimusjob-crd.yaml'), 'utf8')) as Crd;
+const example = (): Record<string, unknown> =>
+  parse(readFileSync(join(CHART_DIR, 'examples', 'optimusjob-resnet50.yaml'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+
+let base: K8sObject[];
+beforeAll(async () => {
+  ensureHelm();
+  base = await renderChart();
+});
+
+describe('OptimusJob CRD', () => {
+  it('is rendered from files/optimusjob-crd.yaml unchanged except labels and the keep policy', () => {
+    const rendered = findObject(base, 'CustomResourceDefinition');
+    const file = sharedCrd();
+    expect(rendered['spec']).toEqual(file.spec);
+    expect(rendered.metadata.name).toBe(file.metadata.name);
+    expect(rendered.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
+    expect(rendered.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('Helm');
+  });
+
+  it('drops the keep policy with crds.keep=false and the CRD with crds.enabled=false', async () => {
+    const notKept = findObject(await renderChart({ set: ['crds.keep=false'] }), 'CustomResourceDefinition');
+    expect(notKept.metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
+    const off = await renderChart({ set: ['crds.enabled=false'] });
+    expect(off.filter((o) => o.kind === 'CustomResourceDefinition')).toEqual([]);
+  });
+});
+
+describe('example OptimusJob', () => {
+  it("is accepted by the CRD's schema", () => {
+    const crd = sharedCrd();
+    const job = example();
+    const version = crd.spec.versions.find((v) => `${crd.spec.group}/${v.name}` === job['apiVersion']);
+    expect(version, 'example apiVersion is served by the CRD').toBeDefined();
+    expect(job['kind']).toBe(crd.spec.names.kind);
+    expect(checkOpenApi(version!.schema.openAPIV3Schema, job)).toEqual([]);
+  });
+
+  it('the check rejects a broken job (so the case above can fail)', () => {
+    const crd = sharedCrd();
+    const job = example();
+    const spec = job['spec'] as Record<string, unknown>;
+    const broken = { ...job, spec: { ...spec, mode: 'sometimes', batchSize: 0, convergence: undefined } };
+    delete (broken.spec as Record<string, unknown>)['convergence'];
+    const errors = checkOpenApi(crd.spec.versions[0]!.schema.openAPIV3Schema, broken);
+    expect(errors.join('\n')).toMatch(/mode.*enum/);
+    expect(errors.join('\n')).toMatch(/batchSize.*minimum/);
+    expect(errors.join('\n')).toMatch(/convergence: required/);
+  });
+});
+
+describe('NOTES.txt', () => {
+  it('tells the user how to test the install, submit the example job and watch it', async () => {
+    const r = await runHelm([
+      'install',
+      'optimus',
+      CHART_DIR,
+      '--namespace',
+      'optimus-system',
+      '--dry-run=client',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const notes = r.stdout.slice(r.stdout.indexOf('NOTES:'));
+    expect(notes).toContain('helm test optimus -n optimus-system');
+    expect(notes).toContain('examples/optimusjob-resnet50.yaml');
+    expect(notes).toContain('kubectl -n ml get optimusjobs -w');
+    expect(notes).toContain("--set 'sidecar.credentialsNamespaces={ml}'");
+    const jobName = (example()['metadata'] as { name: string }).name;
+    expect(notes).toContain(`/api/v1/jobs/ml/${jobName}`);
+  });
+});
+
+describe('npm run chart:render', () => {
+  const run = (args: string[]): Promise<{ code: number; stdout: string }> =>
+    new Promise((resolveRun) => {
+      const tsx = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
+      execFile(
+        tsx,
+        [join(REPO_ROOT, 'test', 'chart', 'render-cli.ts'), ...args],
+        { cwd: REPO_ROOT },
+        (err, stdout) =>
+          resolveRun({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout }),
+      );
+    });
+
+  it('prints the default manifests without the helm test hooks', async () => {
+    const r = await run([]);
+    expect(r.code).toBe(0);
+    const objs = parseManifests(r.stdout);
+    expect(objs.some((o) => o.kind === 'Deployment' && o.metadata.name === 'optimus-controller')).toBe(true);
+    expect(objs.filter((o) => o.kind === 'Pod')).toEqual([]);
+    expect(
+      objs.every((o) => o.metadata.namespace === undefined || o.metadata.namespace === 'optimus-system'),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * An HTTP-level Kubernetes API test double (node:http). It speaks the wire protocol the real
+ * `@kubernetes/client-node` uses: resource paths, verbs, JSON bodies with
+ * `content-type: application/json`, resourceVersion with 409 on stale writes, 404/409/410/422,
+ * merge and JSON patch, the status subresource, label/field selectors, and list + watch with
+ * chunked newline-delimited events and bookmarks. It stores objects; it does not schedule.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { compileFieldSelector } from './field-selector';
+import { compileLabelSelector } from './label-selector';
+import { ApiOperations } from './operations';
+import { applyPatch } from './patch';
+import type { ParsedPath } from './paths';
+import { parseApiPath } from './paths';
+import type { RecordedRequest } from './request-log';
+import { rbacVerb } from './request-log';
+import type { ResourceType } from './resources';
+import { apiVersionOf } from './resources';
+import { statusBody } from './status';
+import type { K8sObject } from './store';
+import { StoreError } from './store';
+import { openWatch } from './watch';
+
+export interface ApiDoubleOptions {
+  /** `gitVersion` served on /version (the webhook's native-sidecar detection reads it). */
+  readonly gitVersion?: string;
+  /** Interval of BOOKMARK events on watches that allow them. */
+  readonly bookmarkIntervalMs?: number;
+}
+
+export interface ApiDouble {
+  readonly url: string;
+  readonly api: ApiOperations;
+  /** Every resource request, in arrival order. */
+  readonly requests: RecordedRequest[];
+  /** Ends every open watch stream (as an API-server restart or a load balancer would). */
+  dropWatches(): void;
+  close(): Promise<void>;
+}
+
+interface Reply {
+  readonly code: number;
+  readonly body: unknown;
+}
+
+const send = (res: http.ServerResponse, { code, body }: Reply) => {
+  res.writeHead(code, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+async function readBody(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new StoreError(400, 'BadRequest', 'the request body is not valid JSON');
+  }
+}
+
+function listReply(api: ApiOperations, t: ResourceType, p: ParsedPath, q: URLSearchParams): Reply {
+  let labels: ReturnType<typeof compileLabelSelector>;
+  let fields: ReturnType<typeof compileFieldSelector>;
+  try {
+    labels = compileLabelSelector(q.get('labelSelector'));
+    fields = compileFieldSelector(q.get('fieldSelector'));
+  } catch (err) {
+    throw new StoreError(400, 'BadRequest', (err as Error).message);
+  }
+  const items = api.store.list(t, p.namespace).filter((o) => labels(o.metadata.labels ?? {}) && fields(o));
+  return {
+    code: 200,
+    body: {
+      kind: `${t.kind}List`,
+      apiVersion: apiVersionOf(t),
+      metadata: { resourceVersion: api.store.resourceVersion },
+      items,
+    },
+  };
+}
+
+async function writeReply(
+  api: ApiOperations,
+  t: ResourceType,
+  p: ParsedPath,
+  req: http.IncomingMessage,
+  q: URLSearchParams,
+): Promise<Reply> {
+  const body = await readBody(req);
+  const name = p.name ?? '';
+  switch (req.method) {
+    case 'POST':
+      if (p.name !== undefined)
+        throw new StoreError(405, 'MethodNotAllowed', 'POST is not allowed on a named resource');
+      return { code: 201, body: api.create(t, p.namespace, body) };
+    case 'PUT':
+      return { code: 200, body: api.replace(t, p.namespace, name, body, p.subresource) };
+    case 'PATCH': {
+      api.checkSubresource(t, p.subresource);
+      const current = api.mustGet(t, p.namespace, name);
+      const patched = applyPatch(current, body, req.headers['content-type'] ?? '') as K8sObject;
+      // A patch without a resourceVersion applies to the latest version (no conflict check).
+      if (!patched.metadata?.resourceVersion)
+        patched.metadata = { ...patched.metadata, resourceVersion: current.metadata.resourceVersion ?? '' };
+      return { code: 200, body: api.replace(t, p.namespace, name, patched, p.subresource) };
+    }
+    case 'DELETE': {
+      if (p.name === undefined)
+        throw new StoreError(405, 'MethodNotAllowed', 'deletecollection is not supported by the double');
+      const opts = (body ?? {}) as { gracePeriodSeconds?: number };
+      const q2 = q.get('gracePeriodSeconds');
+      const grace = q2 !== null ? Number(q2) : opts.gracePeriodSeconds;
+      return { code: 200, body: api.delete(t, p.namespace, name, grace) };
+    }
+    default:
+      throw new StoreError(405, 'MethodNotAllowed', `method ${req.method} is not allowed`);
+  }
+}
+
+/** Starts the double on 127.0.0.1 (random port). Preload objects through `api` or over HTTP. */
+export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDouble> {
+  const api = new ApiOperations();
+  const requests: RecordedRequest[] = [];
+  const closers = new Set<() => void>();
+  const server = http.createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) =>
+      send(res, { code: 500, body: statusBody(500, 'InternalError', String(err)) }),
+    );
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://double');
+    if (url.pathname === '/version')
+      return send(res, {
+        code: 200,
+        body: { major: '1', minor: '30', gitVersion: opts.gitVersion ?? 'v1.30.0', platform: 'linux/amd64' },
+      });
+    const p = parseApiPath(url.pathname);
+    const t = p ? api.resolve(p.group, p.version, p.plural) : undefined;
+    if (!p || !t)
+      return send(res, {
+        code: 404,
+        body: statusBody(404, 'NotFound', 'the server could not find the requested resource'),
+      });
+    const watch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+    const record = (status: number) =>
+      requests.push({
+        method: req.method ?? '',
+        path: url.pathname,
+        group: t.group,
+        resource: p.subresource ? `${t.plural}/${p.subresource}` : t.plural,
+        verb: rbacVerb(req.method ?? '', p.name !== undefined, watch),
+        ...(p.namespace !== undefined ? { namespace: p.namespace } : {}),
+        ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
+        user: (req.headers.authorization ?? '').replace(/^Bearer\s+/i, ''),
+        query: url.search,
+        status,
+      });
+    try {
+      if (req.method === 'GET' && watch) {
+        const close = openWatch({
+          api,
+          type: t,
+          path: p,
+          query: url.searchParams,
+          res,
+          bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000,
+        });
+        record(200);
+        closers.add(close);
+        res.on('close', () => closers.delete(close));
+        return;
+      }
+      const reply =
+        req.method === 'GET'
+          ? p.name !== undefined
+            ? (api.checkSubresource(t, p.subresource),
+              { code: 200, body: api.mustGet(t, p.namespace, p.name) })
+            : listReply(api, t, p, url.searchParams)
+          : await writeReply(api, t, p, req, url.searchParams);
+      record(reply.code);
+      send(res, reply);
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      record(err.code);
+      send(res, { code: err.code, body: statusBody(err.code, err.reason, err.message) });
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    api,
+    requests,
+    dropWatches: () => {
+      for (const c of closers) c();
+    },
+    close: async () => {
+      for (const c of closers) c();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+

@@ -1,0 +1,109 @@
+/**
+ * A test cluster: the API double with the OptimusJob CRD installed, nodes, a fake
+ * scheduler/kubelet, and helpers to submit jobs and read what runs.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { crdManifest } from '../../controller/src/k8s/crd';
+import { makeClients } from '../../controller/src/k8s/clients';
+import type { KubeClients } from '../../controller/src/k8s/clients';
+import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
+import type { OptimusJob } from '../../controller/src/k8s/optimus-job';
+import { FakeCluster } from '../k8s-api-double/fake-cluster';
+import type { FakeClusterOptions } from '../k8s-api-double/fake-cluster';
+import type { ApiDouble } from '../k8s-api-double/server';
+import { startApiDouble } from '../k8s-api-double/server';
+import { formatQuantity } from '../../controller/src/k8s/quantity';
+import type { Resources } from '../../shared/src/units';
+
+export interface TestCluster {
+  readonly double: ApiDouble;
+  readonly fake: FakeCluster;
+  readonly clients: KubeClients;
+  submit(job: JobInput): Promise<OptimusJob>;
+  job(namespace: string, name: string): Promise<OptimusJob>;
+  pods(namespace?: string): V1Pod[];
+  close(): Promise<void>;
+}
+
+export interface JobInput {
+  readonly namespace?: string;
+  readonly name: string;
+  readonly mode?: 'sync' | 'async';
+  readonly image?: string;
+  readonly psDemand?: Resources;
+  readonly workerDemand?: Resources;
+  readonly gracePeriodSeconds?: number;
+}
+
+const requests = (r: Resources): Record<string, string> =>
+  Object.fromEntries(Object.entries(r).map(([k, v]) => [k, formatQuantity(k, v)]));
+
+export const jobManifest = (j: JobInput) => ({
+  apiVersion: 'optimus.dev/v1alpha1',
+  kind: 'OptimusJob',
+  metadata: { name: j.name, namespace: j.namespace ?? 'default' },
+  spec: {
+    mode: j.mode ?? 'sync',
+    container: {
+      image: j.image ?? 'mxnet/python:1.9.1',
+      command: ['python', 'train.py'],
+      args: ['--kv-store', 'dist_sync'],
+    },
+    ps: { resources: { requests: requests(j.psDemand ?? { cpu: 1, memory: 2 * 1024 ** 3 }) } },
+    worker: { resources: { requests: requests(j.workerDemand ?? { cpu: 1, memory: 2 * 1024 ** 3 }) } },
+    batchSize: 64,
+    convergence: { threshold: 0.02, patience: 3, stepsPerEpoch: 500 },
+    scaling: { minPs: 1, maxPs: 8, minWorkers: 1, maxWorkers: 8 },
+    checkpoint: { claimName: 'ckpt', mountPath: '/ckpt', gracePeriodSeconds: j.gracePeriodSeconds ?? 30 },
+  },
+});
+
+export interface NodeSpec {
+  readonly name: string;
+  readonly capacity: Resources;
+}
+
+export async function startTestCluster(
+  nodes: readonly NodeSpec[],
+  opts: FakeClusterOptions & { gitVersion?: string } = {},
+): Promise<TestCluster> {
+  const double = await startApiDouble({
+    ...(opts.gitVersion ? { gitVersion: opts.gitVersion } : {}),
+    bookmarkIntervalMs: 200,
+  });
+  double.api.create(
+    double.api.resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!,
+    undefined,
+    crdManifest(),
+  );
+  const fake = new FakeCluster(double.api, opts);
+  for (const n of nodes) fake.addNode(n.name, requests(n.capacity));
+  const clients = makeClients(kubeConfigFor(double.url));
+  const custom = clients.custom;
+  return {
+    double,
+    fake,
+    clients,
+    submit: async (j) =>
+      (await custom.createNamespacedCustomObject({
+        group: 'optimus.dev',
+        version: 'v1alpha1',
+        namespace: j.namespace ?? 'default',
+        plural: 'optimusjobs',
+        body: jobManifest(j),
+      })) as OptimusJob,
+    job: async (namespace, name) =>
+      (await custom.getNamespacedCustomObject({
+        group: 'optimus.dev',
+        version: 'v1alpha1',
+        namespace,
+        plural: 'optimusjobs',
+        name,
+      })) as OptimusJob,
+    pods: (namespace) => fake.pods(namespace) as unknown as V1Pod[],
+    close: async () => {
+      fake.close();
+      await double.close();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { rbacRules } from '../../controller/src/k8s';
+import { allowedBy } from '../../controller/src/k8s/crd';
+import { startTestCluster } from './cluster-fixture';
+import { CONTROLLER_TOKEN, startBackend, until } from './backend-fixture';
+
+describe('RBAC rules (charts/optimus/files/rbac-rules.yaml)', () => {
+  it('cover every API call the controller makes, and every rule is used', async () => {
+    const cluster = await startTestCluster([{ name: 'n1', capacity: { cpu: 8, memory: 32 * 1024 ** 3 } }]);
+    const backend = startBackend(cluster);
+    try {
+      await backend.start();
+      await until(() => backend.leader.isLeader());
+      await until(() => cluster.double.requests.filter((r) => r.resource === 'leases').length >= 4); // renewals
+      await cluster.submit({ name: 'j' });
+      const placement = [
+        { role: 'ps' as const, index: 0, server: 'n1' },
+        { role: 'worker' as const, index: 0, server: 'n1' },
+      ];
+      await backend.executor.execute({
+        actions: [{ kind: 'start', jobId: 'default/j', shape: { ps: 1, workers: 1 }, placement }],
+      });
+      await backend.executor.execute({
+        actions: [
+          {
+            kind: 'resize',
+            jobId: 'default/j',
+            from: { ps: 1, workers: 1 },
+            shape: { ps: 1, workers: 1 },
+            placement,
+          },
+        ],
+      });
+      await backend.status.saveObservations('default/j', [{ step: 1 }]);
+      await backend.status.saveObservations('default/j', [{ step: 1 }, { step: 2 }]);
+      await backend.status.loadObservations('default/j');
+    } finally {
+      await backend.stop();
+      await cluster.close();
+    }
+    const rules = rbacRules();
+    const calls = cluster.double.requests.filter((r) => r.user === CONTROLLER_TOKEN);
+    const uncovered = calls
+      .filter((c) => !allowedBy(rules, c.group, c.resource, c.verb))
+      .map((c) => `${c.verb} ${c.group}/${c.resource}`);
+    expect(uncovered).toEqual([]);
+    const used = new Set(calls.map((c) => `${c.group}|${c.resource}|${c.verb}`));
+    const unused = rules
+      .flatMap((r) =>
+        r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}|${res}|${v}`))),
+      )
+      .filter((k) => !used.has(k));
+    expect(unused).toEqual([]);
+  });
+});

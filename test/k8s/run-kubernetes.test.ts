@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../controller/src/config/env';
+import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
+import type { KubernetesRun } from '../../controller/src/k8s/run-kubernetes';
+import { runKubernetes } from '../../controller/src/k8s/run-kubernetes';
+import type { EmbeddedBroker } from '../../controller/src/local/broker';
+import { startEmbeddedBroker } from '../../controller/src/local/broker';
+import type { TestCluster } from './cluster-fixture';
+import { startTestCluster } from './cluster-fixture';
+import { CONTROLLER_TOKEN, until } from './backend-fixture';
+
+const GiB = 1024 ** 3;
+let cluster: TestCluster | undefined;
+let broker: EmbeddedBroker | undefined;
+let run: KubernetesRun | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await run?.stop();
+  await broker?.close();
+  await cluster?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('optimus kubernetes run (composition root) against the API double', () => {
+  it('leads, picks up an OptimusJob, and the runtime rolls its pods out through the executor', async () => {
+    cluster = await startTestCluster([
+      { name: 'n1', capacity: { cpu: 32, memory: 128 * GiB } },
+      { name: 'n2', capacity: { cpu: 32, memory: 128 * GiB } },
+    ]);
+    broker = await startEmbeddedBroker(0);
+    dir = mkdtempSync(join(tmpdir(), 'optimus-k8s-'));
+    const cfg = loadConfig({
+      OPTIMUS_BROKER_URL: broker.url,
+      OPTIMUS_HTTP_PORT: '0',
+      POD_NAME: 'controller-0',
+      POD_NAMESPACE: 'optimus-system',
+      OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',
+      OPTIMUS_LOG_LEVEL: 'silent',
+    });
+    run = await runKubernetes({
+      cfg,
+      kubeConfig: kubeConfigFor(cluster.double.url, CONTROLLER_TOKEN),
+      stateDir: dir,
+    });
+    expect(run.backend.leader.isLeader()).toBe(true);
+    await cluster.submit({ name: 'cifar' });
+    await until(() => cluster!.pods('default').some((p) => p.status?.phase === 'Running'), 15_000);
+    await until(
+      async () => ((await cluster!.job('default', 'cifar')).status?.phase ?? '') === 'Running',
+      5000,
+    );
+    const status = (await cluster.job('default', 'cifar')).status!;
+    const pods = cluster
+      .pods('default')
+      .filter((p) => p.metadata?.labels?.['optimus.dev/job'] === 'cifar' && !p.metadata.deletionTimestamp);
+    expect(pods).toHaveLength(1 + status.shape!.ps + status.shape!.workers);
+    expect(status.placement).toHaveLength(status.shape!.ps + status.shape!.workers);
+  });
+});
