@@ -3,6 +3,7 @@ import { rbacRules } from '../../controller/src/k8s';
 import { allowedBy } from '../../controller/src/k8s/crd';
 import { startTestCluster } from './cluster-fixture';
 import { CONTROLLER_TOKEN, startBackend, until } from './backend-fixture';
+import { jobRecordOf, storedRecord, storeOf } from './store-fixture';
 
 describe('RBAC rules (charts/optimus/files/rbac-rules.yaml)', () => {
   it('cover every API call the controller makes, and every rule is used', async () => {
@@ -31,9 +32,21 @@ describe('RBAC rules (charts/optimus/files/rbac-rules.yaml)', () => {
           },
         ],
       });
-      await backend.status.saveObservations('default/j', [{ step: 1 }]);
-      await backend.status.saveObservations('default/j', [{ step: 1 }, { step: 2 }]);
-      await backend.status.loadObservations('default/j');
+      await until(() => backend.jobs.active().length === 1);
+      const store = storeOf(backend);
+      await store.load();
+      store.appendRecord(storedRecord({ job: 'j', seq: 1 }));
+      await store.saveDocument({
+        v: 1,
+        originMs: 0,
+        decisions: 1,
+        jobs: [jobRecordOf(backend, 'default/j')],
+      });
+      await store.flush(); // creates the ConfigMap
+      store.appendRecord(storedRecord({ job: 'j', seq: 2 }));
+      await store.close(); // updates it
+      await storeOf(backend).load(); // reads it
+      await backend.status.report('default/j', { progress: 0.5 });
     } finally {
       await backend.stop();
       await cluster.close();

@@ -4,6 +4,7 @@ import { currentOf } from '../../controller/src/k8s';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';
 import { startBackend, until } from './backend-fixture';
+import { jobRecordOf, storedRecord, storeOf } from './store-fixture';
 
 const GiB = 1024 ** 3;
 let cluster: TestCluster;
@@ -47,9 +48,13 @@ describe('controller restart', () => {
       predictedCompletionSec: 1_900_000_000,
       models: { speed: { theta: [1, 2, 3, 4, 5] } },
     });
-    expect(await first.status.saveObservations('default/lm', [{ ps: 1, workers: 1, stepsPerSec: 2.5 }])).toBe(
-      1,
-    );
+    const firstStore = storeOf(first);
+    await firstStore.load();
+    const rec = jobRecordOf(first, 'default/lm', 12);
+    const obs = [storedRecord({ job: 'lm', seq: 1 }), storedRecord({ job: 'lm', seq: 2, kind: 'epoch' })];
+    for (const r of obs) firstStore.appendRecord(r);
+    await firstStore.saveDocument({ v: 1, originMs: 1000, decisions: 7, jobs: [rec] });
+    await firstStore.close();
     await first.stop();
     backends.splice(0);
 
@@ -68,9 +73,11 @@ describe('controller restart', () => {
       predictedCompletionTime: '2030-03-17T17:46:40Z',
       models: { speed: { theta: [1, 2, 3, 4, 5] } },
     });
-    expect(await second.status.loadObservations('default/lm')).toEqual([
-      { ps: 1, workers: 1, stepsPerSec: 2.5 },
-    ]);
+    expect(await storeOf(second).load()).toEqual({
+      doc: { v: 1, originMs: 1000, decisions: 7, jobs: [rec] },
+      records: obs,
+    });
+    expect(entry.job.status?.observationsConfigMap).toBe('lm-observations');
     // The new controller carries on: its resize counts on top of what the status holds.
     const r = await second.executor.execute({
       actions: [

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../controller/src/config/env';
 import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
@@ -16,12 +13,10 @@ const GiB = 1024 ** 3;
 let cluster: TestCluster | undefined;
 let broker: EmbeddedBroker | undefined;
 let run: KubernetesRun | undefined;
-let dir: string | undefined;
 afterEach(async () => {
   await run?.stop();
   await broker?.close();
   await cluster?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('optimus kubernetes run (composition root) against the API double', () => {
@@ -31,7 +26,6 @@ describe('optimus kubernetes run (composition root) against the API double', () 
       { name: 'n2', capacity: { cpu: 32, memory: 128 * GiB } },
     ]);
     broker = await startEmbeddedBroker(0);
-    dir = mkdtempSync(join(tmpdir(), 'optimus-k8s-'));
     const cfg = loadConfig({
       OPTIMUS_BROKER_URL: broker.url,
       OPTIMUS_HTTP_PORT: '0',
@@ -43,7 +37,6 @@ describe('optimus kubernetes run (composition root) against the API double', () 
     run = await runKubernetes({
       cfg,
       kubeConfig: kubeConfigFor(cluster.double.url, CONTROLLER_TOKEN),
-      stateDir: dir,
     });
     expect(run.backend.leader.isLeader()).toBe(true);
     await cluster.submit({ name: 'cifar' });

@@ -141,7 +141,7 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
     clients,
     executor: new LeaderOnlyExecutor(built.executor, leader),
     jobs,
-    status: new StatusReporter(clients, built.jobs),
+    status: new StatusReporter(built.jobs),
     completion: new JobCompletion({ jobs: built.jobs, pods: built.pods, now: o.executor?.now ?? Date.now }),
     leader,
     checkpoints,

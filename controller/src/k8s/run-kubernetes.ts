@@ -8,7 +8,6 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { ControllerConfig } from '../config/env';
@@ -16,13 +15,13 @@ import { readSecretFile } from '../config/env';
 import { createApp } from '../http/app';
 import { listen } from '../http/serve';
 import type { RunningServer } from '../http/serve';
-import { FileStore } from '../local/file-store';
 import { scaledClock } from '../runtime/clock';
 import { Controller } from '../runtime/controller';
 import { defaultCore } from '../runtime/default-core';
 import { connectBridge } from '../runtime/mqtt-bridge';
 import type { MqttBridge } from '../runtime/mqtt-bridge';
 import { checkpointFromMessage } from './checkpoint-feed';
+import { ClusterStore } from './cluster-store';
 import { CONDITION, setCondition } from './conditions';
 import type { KubernetesBackend } from './index';
 import { createKubernetesBackend } from './index';
@@ -35,13 +34,16 @@ import { DEFAULT_SIDECAR_RESOURCES } from './webhook/sidecar-config';
 export interface KubernetesRunOptions {
   readonly cfg: ControllerConfig;
   readonly kubeConfig: KubeConfig;
-  /** Where the runtime's store lives (a volume that survives restarts, e.g. a PVC). */
-  readonly stateDir: string;
   readonly watchNamespace?: string;
+  /** Flush period and per-job record budget of the cluster store (defaults in `cluster-store.ts`). */
+  readonly store?: { readonly flushMs?: number; readonly maxRecordBytes?: number };
 }
 
 export interface KubernetesRun {
   readonly backend: KubernetesBackend;
+  /** The runtime (for tools and tests). */
+  readonly controller: Controller;
+  readonly store: ClusterStore;
   /** Resolves when this replica loses the leadership it held. */
   readonly lost: Promise<void>;
   stop(): Promise<void>;
@@ -100,7 +102,14 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const rt = new KubernetesRuntimeBackend(backend, {
     onError: (err) => log.warn({ err }, 'completion check'),
   });
-  const store = new FileStore(join(o.stateDir, 'store'));
+  // In the cluster, not on this pod's disk: the next leader may be the other replica.
+  const store = new ClusterStore({
+    clients: backend.clients,
+    jobs: () => backend.jobs.list().map((e) => ({ id: e.id, job: e.job })),
+    isLeader: () => backend.leader.isLeader(),
+    onError: (err) => log.warn({ err }, 'cluster store'),
+    ...o.store,
+  });
   let controller: Controller | null = null;
   const bridge: MqttBridge = await connectBridge({
     url: cfg.brokerUrl,
@@ -166,7 +175,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
       await backend.stop();
     })());
   const lost = new Promise<void>((resolve) => backend.leader.onChange((l) => !l && resolve()));
-  return { backend, lost, stop };
+  return { backend, controller: ctl, store, lost, stop };
 }
 
 /**

@@ -2,7 +2,7 @@
  * The runtime's backend port (`runtime/backend.ts`) on Kubernetes: jobs come from OptimusJobs,
  * the executor and cluster view from the Kubernetes backend, job completion from the pods.
  */
-import type { Backend, BackendEvents } from '../runtime/backend';
+import type { Backend, BackendEvents, JobReport } from '../runtime/backend';
 import type { CurrentJob } from '../runtime/core';
 import type { JobSpec, JobSpecInput } from '../runtime/job-spec';
 import { jobIdOf } from '../runtime/job-spec';
@@ -11,6 +11,7 @@ import type { KubernetesBackend } from './index';
 import type { JobEntry } from './job-source';
 import { currentOf } from './job-source';
 import { demandOf } from './optimus-job';
+import { ProgressPublisher } from './progress-publisher';
 
 /** An OptimusJob → the runtime's job spec input (validated by the runtime's own schema). */
 export function toJobSpecInput(entry: Extract<JobEntry, { valid: true }>): JobSpecInput {
@@ -34,13 +35,17 @@ export function toJobSpecInput(entry: Extract<JobEntry, { valid: true }>): JobSp
 }
 
 export class KubernetesRuntimeBackend implements Backend {
+  /** Writes the runtime's per-round reports into the job statuses (coalesced, on change only). */
+  readonly progress: ProgressPublisher;
   private timer: NodeJS.Timeout | undefined;
   private checking = false;
 
   constructor(
     private readonly k: KubernetesBackend,
     private readonly o: { completionCheckMs?: number; onError?: (err: unknown) => void } = {},
-  ) {}
+  ) {
+    this.progress = new ProgressPublisher(k.status, { onError: (err) => o.onError?.(err) });
+  }
 
   get executor() {
     return this.k.executor;
@@ -79,6 +84,11 @@ export class KubernetesRuntimeBackend implements Backend {
     this.timer = setInterval(() => void this.checkCompletions(events), this.o.completionCheckMs ?? 5000);
   }
 
+  /** Only the leader writes: a replica that lost the lease drops the reports. */
+  reportJobs(reports: readonly JobReport[]): void {
+    if (this.k.leader.isLeader()) this.progress.push(reports);
+  }
+
   private async checkCompletions(events: BackendEvents): Promise<void> {
     if (this.checking || !this.k.leader.isLeader()) return;
     this.checking = true;
@@ -96,5 +106,6 @@ export class KubernetesRuntimeBackend implements Backend {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    await this.progress.idle();
   }
 }

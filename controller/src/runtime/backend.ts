@@ -6,7 +6,7 @@ import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { TaskId } from '../../../shared/src/topics';
 import type { Executor } from '../planning/types';
 import type { ServerSnapshot } from '../scheduling/types';
-import type { JobRecord } from './job-record';
+import type { JobPhase, JobRecord } from './job-record';
 import type { JobSpec } from './job-spec';
 
 export type JobOutcome = 'succeeded' | 'failed';
@@ -27,7 +27,24 @@ export interface Backend {
   remove(jobId: string): Promise<void>;
   /** Wires the backend's events to the runtime. Called once before anything runs. */
   attach(events: BackendEvents): void;
+  /**
+   * Optional: what the runtime knows of every job after a round (Kubernetes shows it in the job's
+   * status). Called once per round; must not block the round (queue and write asynchronously).
+   */
+  reportJobs?(reports: readonly JobReport[]): void;
   close(): Promise<void>;
+}
+
+/** One job's progress and predictions after a round (see {@link Backend.reportJobs}). */
+export interface JobReport {
+  readonly jobId: string;
+  readonly phase: JobPhase;
+  /** Fraction of the predicted total steps done, 0..1; null before anything is known. */
+  readonly progress: number | null;
+  /** Wall-clock ms of the predicted completion; null when it cannot be predicted. */
+  readonly predictedCompletionMs: number | null;
+  /** A bounded summary of the fitted models (the API's `models` view), or null before a fit. */
+  readonly models: Readonly<Record<string, unknown>> | null;
 }
 
 /** A persisted observation: one accepted metrics record of one task. */

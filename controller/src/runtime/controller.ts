@@ -10,7 +10,7 @@ import type { Clock } from './clock';
 import type { Core, CurrentJob } from './core';
 import { EventHub } from './events';
 import { Ingest } from './ingest';
-import { jobView, planMessage, type JobEntry } from './job-entry';
+import { jobReport, jobView, planMessage, type JobEntry } from './job-entry';
 import { JOB_PHASES, newJobRecord, startSpan, type JobPhase, type JobRecord } from './job-record';
 import { jobIdOf, type JobSpec } from './job-spec';
 import { createMetrics, type RuntimeMetrics } from './metrics';
@@ -242,6 +242,7 @@ export class Controller {
       });
     }
     for (const e of this.entries.values()) await this.publishPlan(e);
+    this.reportJobs();
     await this.save();
     if (outcome.needsFullRound) this.requestRound('full');
   }
@@ -292,6 +293,16 @@ export class Controller {
     await this.o.publisher
       .publish(topic, JSON.stringify(planMessage(e, this.clock)), { retain: true })
       .catch((err: unknown) => this.o.log.warn({ err, topic }, 'publish failed'));
+  }
+
+  /** Once per round, to backends that show progress (optional port method; never fails a round). */
+  private reportJobs(): void {
+    if (!this.o.backend.reportJobs) return;
+    try {
+      this.o.backend.reportJobs([...this.entries.values()].map((e) => jobReport(e, this.clock)));
+    } catch (err) {
+      this.o.log.warn({ err }, 'reporting jobs to the backend failed');
+    }
   }
 
   private async publishStatus(state: 'online' | 'offline'): Promise<void> {

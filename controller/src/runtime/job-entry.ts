@@ -1,5 +1,6 @@
 /** One job inside the runtime: its record, its observations and its latest models. */
 import type { JobPlan } from '../../../shared/src/schemas';
+import type { JobReport } from './backend';
 import type { Clock } from './clock';
 import type { JobRecord } from './job-record';
 import { shapeHistory } from './job-record';
@@ -58,8 +59,7 @@ function planState(e: JobEntry): JobPlan['state'] {
 
 /** The API's view of one job. */
 export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
-  const { rec, models, obs } = e;
-  const c = models?.convergence;
+  const { rec, obs } = e;
   return {
     id: `${rec.spec.namespace}/${rec.spec.name}`,
     namespace: rec.spec.namespace,
@@ -80,20 +80,51 @@ export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
       stepsDone: obs.stepsDone(),
       speedShapes: obs.speedSamples(rec.spans),
     },
-    models: models && {
-      convergence:
-        c?.status === 'ok'
-          ? {
-              status: 'ok',
-              predictedTotalSteps: c.predictedTotalSteps,
-              lower: c.lower,
-              upper: c.upper,
-              beta: c.beta,
-            }
-          : { status: c?.status ?? 'none', reason: c?.reason ?? null },
-      speedFitted: models.speedFitted,
-      remaining: models.remaining,
-    },
+    models: modelsView(e),
     plan: planMessage(e, clock),
+  };
+}
+
+/** The fitted models of a job in a small, JSON-ready form; null before the first fit. */
+function modelsView(e: JobEntry): Record<string, unknown> | null {
+  const { models } = e;
+  if (!models) return null;
+  const c = models.convergence;
+  return {
+    convergence:
+      c.status === 'ok'
+        ? {
+            status: 'ok',
+            predictedTotalSteps: c.predictedTotalSteps,
+            lower: c.lower,
+            upper: c.upper,
+            beta: c.beta,
+          }
+        : { status: c.status, reason: c.reason ?? null },
+    speedFitted: models.speedFitted,
+    remaining: models.remaining,
+  };
+}
+
+/**
+ * What a backend may show of a job after a round. Progress needs a converged fit (the fallback
+ * remaining-work guess is no basis for a percentage); a finished job is at 100 %.
+ */
+export function jobReport(e: JobEntry, clock: Clock): JobReport {
+  const { rec, models } = e;
+  const done = models?.stepsDone ?? 0;
+  const total = models ? done + models.remaining.steps : 0;
+  const progress =
+    rec.phase === 'done'
+      ? 1
+      : models?.convergence.status === 'ok' && total > 0
+        ? Math.min(1, done / total)
+        : null;
+  return {
+    jobId: `${rec.spec.namespace}/${rec.spec.name}`,
+    phase: rec.phase,
+    progress,
+    predictedCompletionMs: planMessage(e, clock).predictedCompletionTs?.value ?? null,
+    models: modelsView(e),
   };
 }

@@ -37,13 +37,8 @@ function registerRun(k8s: Command): void {
     .description(
       'run the controller in a cluster (the default; configuration from the environment, see docs/controller-config.md)',
     )
-    .option(
-      '--state-dir <dir>',
-      "where the runtime's store lives (the chart mounts a writable /tmp)",
-      '/tmp/optimus',
-    )
     .option('--watch-namespace <ns>', 'only schedule OptimusJobs of this namespace (default: all)')
-    .action(async (flags: { stateDir: string; watchNamespace?: string }) => {
+    .action(async (flags: { watchNamespace?: string }) => {
       let cfg;
       try {
         cfg = loadConfig(process.env);
@@ -54,7 +49,6 @@ function registerRun(k8s: Command): void {
       const run = await runKubernetes({
         cfg,
         kubeConfig: loadKubeConfig(),
-        stateDir: flags.stateDir,
         ...(flags.watchNamespace ? { watchNamespace: flags.watchNamespace } : {}),
       });
       const signalled = new Promise<string>((resolve) => {
