@@ -72,7 +72,9 @@ function schedule(prepared: PreparedInput, options: ComposeOptions, passes: numb
     if (result.unplaced.size === 0 || pass >= passes) {
       for (const [id, reason] of allocation.waiting) waiting.set(id, reason);
       for (const [id, reason] of result.unplaced) waiting.set(id, reason);
-      return { shapes: allocation.shapes, placements, kept, waiting, free };
+      const shapes = new Map(allocation.shapes);
+      for (const [id, shape] of result.shrunk ?? []) shapes.set(id, shape);
+      return { shapes, placements, kept, waiting, free };
     }
     for (const [id, reason] of result.unplaced) waiting.set(id, reason);
   }

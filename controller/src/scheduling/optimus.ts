@@ -1,7 +1,9 @@
 /**
  * The Optimus policy (Peng et al., EuroSys 2018): marginal-gain allocation (§4.1), fewest-servers
- * even placement (§4.2), straggler replacement (§5.2), plus the resize-cost rule (beyond the
- * paper) that keeps running jobs from churning.
+ * even placement (§4.2), straggler replacement (§5.2). Beyond the paper (see README.md): the
+ * resize-cost rules that keep running jobs from churning, a relative gain with a PS + worker
+ * look-ahead, and a placer that never strands GPUs and shrinks a shape rather than make the job
+ * wait.
  */
 import { marginalGainAllocator, type MarginalGainOptions } from './allocation/marginal-gain';
 import { composePolicy } from './compose';

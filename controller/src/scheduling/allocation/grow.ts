@@ -6,7 +6,7 @@
  */
 import type { SpeedModel } from '../../models/speed/types';
 import { GainHeap } from '../core/gain-heap';
-import { saving } from '../core/remaining-time';
+import { remainingSeconds, saving } from '../core/remaining-time';
 import { EPSILON } from '../core/resource-vector';
 import type { GrowState } from './minimum-shapes';
 
@@ -28,11 +28,22 @@ class Slots {
   readonly psDemand: Float64Array;
   readonly workerDemand: Float64Array;
   readonly speed: SpeedModel[];
-  readonly nextIsPs: Uint8Array;
+  /** The best next step: WORKER, PS or PAIR. */
+  readonly next: Uint8Array;
+  readonly pairWeight: Float64Array;
+  /** Current shape of a running job (-1 otherwise): any other shape costs a restart. */
+  readonly curPs: Int32Array;
+  readonly curWorkers: Int32Array;
   readonly nextTime: Float64Array;
   readonly heap: GainHeap;
 
-  constructor(states: readonly GrowState[], r: number) {
+  constructor(
+    states: readonly GrowState[],
+    r: number,
+    readonly relative: boolean,
+    readonly pairs: boolean,
+    readonly restartSec: number,
+  ) {
     const n = states.length;
     this.r = r;
     this.ps = Int32Array.from(states, (s) => s.ps);
@@ -54,7 +65,16 @@ class Slots {
       this.workerDemand.set(s.job.worker, i * r);
     });
     this.speed = states.map((s) => s.job.speed);
-    this.nextIsPs = new Uint8Array(n);
+    this.curPs = Int32Array.from(states, (s) =>
+      restartSec > 0 ? (s.job.snapshot.current?.shape.ps ?? -1) : -1,
+    );
+    this.curWorkers = Int32Array.from(states, (s) => s.job.snapshot.current?.shape.workers ?? -1);
+    if (restartSec > 0) states.forEach((st, i) => (this.time[i] = this.remaining(i, st.ps, st.workers)));
+    this.next = new Uint8Array(n);
+    this.pairWeight = Float64Array.from(
+      states,
+      (s) => s.job.priority / Math.max(s.job.psShare + s.job.workerShare, MIN_SHARE),
+    );
     this.nextTime = new Float64Array(n);
     this.heap = new GainHeap(states.map((s) => s.rank));
   }
@@ -63,7 +83,10 @@ class Slots {
     const steps = this.steps[slot] ?? 0;
     if (steps <= 0) return 0;
     const speed = this.speed[slot]?.predict(ps, workers).stepsPerSec ?? 0;
-    return Number.isFinite(speed) && speed > 0 ? steps / speed : Infinity;
+    const t = Number.isFinite(speed) && speed > 0 ? steps / speed : Infinity;
+    const cur = this.curPs[slot] ?? -1;
+    const moved = cur >= 0 && (cur !== ps || this.curWorkers[slot] !== workers);
+    return moved ? t + this.restartSec : t;
   }
 
   fits(pool: Float64Array, demand: Float64Array, slot: number): boolean {
@@ -77,55 +100,112 @@ class Slots {
     for (let i = 0; i < this.r; i++) pool[i] = (pool[i] ?? 0) - (demand[at + i] ?? 0);
   }
 
-  /** Writes the slot's best next task that fits; false when no positive gain fits. */
+  /**
+   * Seconds saved, or with `relative` the fraction of the remaining time saved: the same saving
+   * is worth more to a job that finishes sooner (see `GainMode`).
+   */
+  gainOf(now: number, next: number): number {
+    const s = saving(now, next);
+    if (!this.relative) return s;
+    if (!Number.isFinite(now)) return Number.isFinite(next) ? Number.MAX_VALUE : 0;
+    return now > 0 ? s / now : 0;
+  }
+
+  /** Writes the slot's best next step that fits; false when no positive gain fits. */
   refresh(slot: number, pool: Float64Array): boolean {
     const ps = this.ps[slot] ?? 0;
     const workers = this.workers[slot] ?? 0;
     const now = this.time[slot] ?? 0;
+    const canPs = ps < (this.maxPs[slot] ?? 0) && this.fits(pool, this.psDemand, slot);
+    const canWorker = workers < (this.maxWorkers[slot] ?? 0) && this.fits(pool, this.workerDemand, slot);
     let gain = 0;
-    if (ps < (this.maxPs[slot] ?? 0) && this.fits(pool, this.psDemand, slot)) {
-      const time = this.remaining(slot, ps + 1, workers);
-      gain = saving(now, time) * (this.psWeight[slot] ?? 0);
-      this.nextIsPs[slot] = 1;
-      this.nextTime[slot] = time;
-    }
-    if (workers < (this.maxWorkers[slot] ?? 0) && this.fits(pool, this.workerDemand, slot)) {
-      const time = this.remaining(slot, ps, workers + 1);
-      const g = saving(now, time) * (this.workerWeight[slot] ?? 0);
-      // Ties go to the worker: more workers is the usual way a PS job speeds up.
+    const consider = (kind: number, time: number, weight: number): void => {
+      const g = this.gainOf(now, time) * weight;
       if (g > 0 && g >= gain) {
         gain = g;
-        this.nextIsPs[slot] = 0;
+        this.next[slot] = kind;
+        this.nextTime[slot] = time;
+      }
+    };
+    // Order matters for ties: the later kind wins. A worker is the usual way a PS job speeds up.
+    if (canPs) consider(PS, this.remaining(slot, ps + 1, workers), this.psWeight[slot] ?? 0);
+    if (canWorker) consider(WORKER, this.remaining(slot, ps, workers + 1), this.workerWeight[slot] ?? 0);
+    // Look-ahead: one PS and one worker together, per unit of both their shares. Escapes the
+    // local optima where neither task alone helps (a worker adds PS load, a PS adds overhead).
+    if (this.pairs && canPs && canWorker && this.fitsBoth(pool, slot)) {
+      const time = this.remaining(slot, ps + 1, workers + 1);
+      const g = this.gainOf(now, time) * (this.pairWeight[slot] ?? 0);
+      if (g > gain) {
+        gain = g;
+        this.next[slot] = PAIR;
         this.nextTime[slot] = time;
       }
     }
     this.heap.gain[slot] = gain;
     return gain > 0;
   }
+
+  fitsBoth(pool: Float64Array, slot: number): boolean {
+    const at = slot * this.r;
+    for (let i = 0; i < this.r; i++) {
+      const need = (this.psDemand[at + i] ?? 0) + (this.workerDemand[at + i] ?? 0);
+      if (need > (pool[i] ?? 0) + EPSILON) return false;
+    }
+    return true;
+  }
+
+  /** Grants one task of a kind; false when it does not fit the pool. */
+  grant(slot: number, isPs: boolean, pool: Float64Array): boolean {
+    const demand = isPs ? this.psDemand : this.workerDemand;
+    if (!this.fits(pool, demand, slot)) return false;
+    this.take(pool, demand, slot);
+    if (isPs) this.ps[slot] = (this.ps[slot] ?? 0) + 1;
+    else this.workers[slot] = (this.workers[slot] ?? 0) + 1;
+    return true;
+  }
+}
+
+const WORKER = 0;
+const PS = 1;
+const PAIR = 2;
+
+export interface GrowOptions {
+  /** Weigh the fraction of remaining time saved instead of the seconds. */
+  readonly relative?: boolean;
+  /** Also consider +1 PS +1 worker as one step. */
+  readonly pairs?: boolean;
+  /** Seconds a running job loses when its shape changes, added to its time at other shapes. */
+  readonly restartSec?: number;
 }
 
 /**
- * Pops the job with the largest gain, adds its task, recomputes only that job; a task that no
- * longer fits is dropped and the job's other task kind is tried. Stops when no positive gain
- * fits. Updates `states` and consumes `pool`.
+ * Pops the job with the largest gain, adds its task (or its PS + worker pair), recomputes only
+ * that job; a step that no longer fits is dropped and the job's other options are tried. Stops
+ * when no positive gain fits. Updates `states` and consumes `pool`.
  */
-export function grow(states: readonly GrowState[], pool: Float64Array): void {
-  const s = new Slots(states, pool.length);
+export function grow(states: readonly GrowState[], pool: Float64Array, options: GrowOptions = {}): void {
+  const s = new Slots(
+    states,
+    pool.length,
+    options.relative ?? false,
+    options.pairs ?? false,
+    options.restartSec ?? 0,
+  );
   for (let slot = 0; slot < states.length; slot++) if (s.refresh(slot, pool)) s.heap.push(slot);
   for (let slot = s.heap.pop(); slot >= 0; slot = s.heap.pop()) {
-    const isPs = s.nextIsPs[slot] === 1;
-    const demand = isPs ? s.psDemand : s.workerDemand;
-    if (s.fits(pool, demand, slot)) {
-      s.take(pool, demand, slot);
-      if (isPs) s.ps[slot] = (s.ps[slot] ?? 0) + 1;
-      else s.workers[slot] = (s.workers[slot] ?? 0) + 1;
-      s.time[slot] = s.nextTime[slot] ?? 0;
-    }
+    const kind = s.next[slot] ?? WORKER;
+    // A pair was checked to fit as a whole in `refresh`, and the pool only shrinks since.
+    const granted =
+      kind === PAIR
+        ? s.fitsBoth(pool, slot) && s.grant(slot, true, pool) && s.grant(slot, false, pool)
+        : s.grant(slot, kind === PS, pool);
+    if (granted) s.time[slot] = s.nextTime[slot] ?? 0;
     if (s.refresh(slot, pool)) s.heap.push(slot);
   }
   states.forEach((state, slot) => {
     state.ps = s.ps[slot] ?? state.ps;
     state.workers = s.workers[slot] ?? state.workers;
-    state.time = s.time[slot] ?? state.time;
+    state.time =
+      s.restartSec > 0 ? remainingSeconds(state.job, state.ps, state.workers) : (s.time[slot] ?? state.time);
   });
 }

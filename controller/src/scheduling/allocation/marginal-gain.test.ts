@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RESOURCE_CPU as CPU, RESOURCE_GPU as GPU } from '../../../../shared/src/units';
 import { exact, job, server, snapshot, type SnapshotBuilder } from '../testing/builders';
-import { getPolicy } from '../registry';
+import { getPolicy, type PolicyOptions } from '../registry';
 import { decideBy, shapeOf } from '../testing/decide';
 
 /** Speed grows with workers only; PS do not help (their gain is 0). */
@@ -12,7 +12,12 @@ const peaksAtThree = exact((_p, w) => w - (w * w) / 6);
 const balanced = exact((p, w) => (p * w) / (p + w));
 
 describe('Optimus allocation: greedy marginal gain (paper §4.1)', () => {
-  const cases: { name: string; input: SnapshotBuilder; expected: Record<string, string> }[] = [
+  const cases: {
+    name: string;
+    input: SnapshotBuilder;
+    expected: Record<string, string>;
+    options?: PolicyOptions;
+  }[] = [
     {
       name: 'a lone job grows to its maxima while every task still gains',
       input: snapshot()
@@ -26,7 +31,10 @@ describe('Optimus allocation: greedy marginal gain (paper §4.1)', () => {
       expected: { a: '1+3' },
     },
     {
-      name: 'the extra task goes to the job that saves the most time',
+      // Updated for the relative gain (now the default): with the paper's gain in seconds the
+      // longer job takes every extra task; this case now runs with `gain: 'seconds'`.
+      name: "paper gain ('seconds'): the extra task goes to the job that saves the most time",
+      options: { gain: 'seconds' },
       input: snapshot()
         .servers(server('s1').cpu(6))
         .jobs(
@@ -106,8 +114,8 @@ describe('Optimus allocation: greedy marginal gain (paper §4.1)', () => {
       expected: { done: '1+1' },
     },
   ];
-  it.each(cases)('$name', ({ input, expected }) => {
-    const d = decideBy('optimus', input.build());
+  it.each(cases)('$name', ({ input, expected, options }) => {
+    const d = decideBy('optimus', input.build(), options);
     expect(Object.fromEntries(Object.keys(expected).map((id) => [id, shapeOf(d, id)]))).toEqual(expected);
   });
 

@@ -2,14 +2,24 @@
  * Optimus allocation (paper §4.1): the greedy marginal-gain loop.
  *
  * 1. Every job gets its minimum shape (at least 1 PS + 1 worker), oldest first, while it fits.
- * 2. A binary heap holds each job's best next task: the PS or the worker whose addition saves the
- *    most remaining time per unit of that task's dominant resource (its largest share of the
- *    cluster), times the job's priority factor. Pop the best, add the task, recompute only that
- *    job. A task that no longer fits is dropped and the job's other task kind is tried (the loop
- *    does not end at the first misfit); stop when no positive gain fits.
- * 3. Resize cost (beyond the paper, on by default): a running job only changes shape when the
- *    predicted saving over its remaining time exceeds `restartCostSec`; otherwise it keeps its
- *    current shape if the pool allows. Resources freed that way go to jobs that are not running.
+ * 2. A binary heap holds each job's best next step: a PS, a worker, or (look-ahead, beyond the
+ *    paper) one of each, whose addition saves the most per unit of the added dominant resource
+ *    (largest share of the cluster), times the job's priority factor. Pop the best, add it,
+ *    recompute only that job. A step that no longer fits is dropped and the job's other options
+ *    are tried (the loop does not end at the first misfit); stop when no positive gain fits.
+ * 3. Resize cost (beyond the paper, on by default): a running job's remaining time at any shape
+ *    other than its current one includes the restart pause, so the loop itself weighs the churn;
+ *    and a running job only changes shape when the predicted saving over its remaining time
+ *    exceeds `restartCostSec`, otherwise it keeps its current shape if the pool allows.
+ *    Resources freed that way go to jobs that are not running.
+ *
+ * Gain (`GainMode`, default 'relative', beyond the paper): the paper's gain is seconds saved per
+ * unit of resource, which favours long jobs — a task saving 10% of a 5,000 s job beats one
+ * saving 40% of a 1,000 s job. Average JCT is minimised by finishing short jobs first (SRTF), so
+ * by default the gain is the FRACTION of the job's remaining time saved per unit of resource —
+ * the speed-up per unit, i.e. the reduction of the job's resource-time. Measured on the paper
+ * workload (5 seeds, online estimates, with the placement fixes): avg JCT 1,147 s with the paper's
+ * gain, 1,063 s with the relative one; p95 2,657 s vs 2,757 s.
  */
 import type { Allocation, AllocationRequest, Allocator } from '../core/parts';
 import type { PreparedJob } from '../core/prepare';
@@ -20,9 +30,19 @@ import { grow } from './grow';
 import { minimumShapes, type GrowState } from './minimum-shapes';
 
 export interface MarginalGainOptions {
-  /** Apply the resize-cost rule to running jobs (default true). */
+  /** Apply the resize-cost rules to running jobs (default true). */
   readonly resizeCost?: boolean;
+  /** How a step's saving is weighed (default 'relative'); see `GainMode`. */
+  readonly gain?: GainMode;
+  /** Also weigh +1 PS +1 worker as one step of the greedy loop (default true). */
+  readonly lookAhead?: boolean;
 }
+
+/**
+ * 'seconds': the paper's gain, seconds of remaining time saved per unit of dominant share.
+ * 'relative': the fraction of the job's remaining time saved per unit of dominant share.
+ */
+export type GainMode = 'seconds' | 'relative';
 
 /** Builds the Optimus marginal-gain allocator. */
 export function marginalGainAllocator(options: MarginalGainOptions = {}): Allocator {
@@ -32,12 +52,18 @@ export function marginalGainAllocator(options: MarginalGainOptions = {}): Alloca
     allocate(request: AllocationRequest): Allocation {
       const pool = Float64Array.from(request.input.total);
       const { states, waiting } = minimumShapes(request.jobs, pool);
-      grow(states, pool);
+      const growOptions = {
+        relative: (options.gain ?? 'relative') === 'relative',
+        pairs: options.lookAhead ?? true,
+        restartSec: resizeCost ? request.input.restartCostSec : 0,
+      };
+      grow(states, pool, growOptions);
       if (resizeCost) {
         keepShapesNotWorthARestart(states, pool, request.input.restartCostSec);
         grow(
           states.filter((s) => s.job.snapshot.current === null),
           pool,
+          growOptions,
         );
       }
       const shapes = new Map<string, JobShape>();

@@ -38,6 +38,8 @@ export interface PlacementRequest {
 export interface PlacementResult {
   readonly placed: ReadonlyMap<string, readonly TaskPlacement[]>;
   readonly unplaced: ReadonlyMap<string, string>;
+  /** Jobs the placer ran smaller than allocated so they fit (shape actually placed). */
+  readonly shrunk?: ReadonlyMap<string, JobShape>;
 }
 
 export interface Placer {

@@ -11,6 +11,8 @@ import type { JobShape, TaskPlacement } from '../types';
 import { evenGroups } from './even-bundles';
 import { packByRole } from './pack-by-role';
 import { ServerIndex } from './server-index';
+import { shrinkToFit } from './shrink-to-fit';
+import { guardedFit, strandingReserve, type FitTest } from './stranding';
 import { TaskListBuilder } from './task-list';
 
 export interface FewestServersOptions {
@@ -25,29 +27,56 @@ export interface FewestServersOptions {
    * with most room"; a little slack lets a bundle skip a roomy server that lacks one resource.
    */
   readonly slack?: number;
+  /**
+   * When no placement holds the allocated shape, run the job smaller rather than make it wait
+   * (`shrink-to-fit.ts`; default true).
+   */
+  readonly shrink?: boolean;
+  /**
+   * Prefer placements that leave a rare resource (GPUs) usable (`stranding.ts`); a job only
+   * falls back to unguarded placement when no guarded one exists (default true).
+   */
+  readonly strandingGuard?: boolean;
 }
 
 /** Builds the Optimus placer. */
 export function fewestServersPlacer(options: FewestServersOptions = {}): Placer {
-  const limits = { scanLimit: options.scanLimit ?? 512, slack: options.slack ?? 8 };
+  const limits = {
+    scanLimit: options.scanLimit ?? 512,
+    slack: options.slack ?? 8,
+    shrink: options.shrink ?? true,
+    guard: options.strandingGuard ?? true,
+  };
   return {
     name: 'fewest-servers',
     place({ input, jobs, free }: PlacementRequest): PlacementResult {
       const index = new ServerIndex(input, free);
+      const guard = limits.guard ? guardedFit(strandingReserve(input)) : fits;
       const ordered = [...jobs].sort((a, b) => size(a.job, a.shape) - size(b.job, b.shape));
       const placed = new Map<string, readonly TaskPlacement[]>();
       const unplaced = new Map<string, string>();
+      const shrunk = new Map<string, JobShape>();
       const names = input.servers.map((s) => s.name);
       for (const { job, shape } of ordered) {
-        const counts =
-          placeEvenly(index, job, shape, limits.slack) ?? packByRole(index, job, shape, limits.scanLimit);
+        let counts =
+          placeEvenly(index, job, shape, limits.slack, guard) ??
+          packByRole(index, job, shape, limits.scanLimit, guard);
+        if (!counts && guard !== fits) {
+          counts =
+            placeEvenly(index, job, shape, limits.slack) ?? packByRole(index, job, shape, limits.scanLimit);
+        }
+        if (!counts && limits.shrink) {
+          const smaller = shrinkToFit(index, job, shape, limits.scanLimit);
+          if (smaller) shrunk.set(job.id, smaller.shape);
+          counts = smaller?.counts ?? null;
+        }
         if (!counts) {
           unplaced.set(job.id, `no set of servers can hold ${shape.ps} PS + ${shape.workers} workers`);
           continue;
         }
         placed.set(job.id, commit(index, job, counts, names));
       }
-      return { placed, unplaced };
+      return { placed, unplaced, shrunk };
     },
   };
 }
@@ -77,6 +106,7 @@ function placeEvenly(
   job: PreparedJob,
   shape: JobShape,
   slack: number,
+  fit: FitTest = fits,
 ): ServerCount[] | null {
   const needs = bundle(job.ps, shape.ps > 0 ? 1 : 0, job.worker, shape.workers > 0 ? 1 : 0);
   const total = bundle(job.ps, shape.ps, job.worker, shape.workers);
@@ -96,7 +126,7 @@ function placeEvenly(
     const chosen: ServerCount[] = [];
     index.visit(needs, { smallest, largest }, k + slack, (s) => {
       const f = index.free[s];
-      const g = f && gs.find((x) => x.count > 0 && fits(f, x.demand));
+      const g = f && gs.find((x) => x.count > 0 && fit(f, x.demand));
       if (!g) return false;
       g.count--;
       chosen.push({ server: s, ps: g.ps, workers: g.workers });

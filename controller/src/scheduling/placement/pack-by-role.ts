@@ -10,12 +10,14 @@ import { fits, subtract } from '../core/resource-vector';
 import type { JobShape } from '../types';
 import type { ServerCount } from './fewest-servers';
 import type { ServerIndex } from './server-index';
+import type { FitTest } from './stranding';
 
 export function packByRole(
   index: ServerIndex,
   job: PreparedJob,
   shape: JobShape,
   scanLimit: number,
+  fit: FitTest = fits,
 ): ServerCount[] | null {
   const tentative = new Map<number, Float64Array>();
   const counts = new Map<number, { ps: number; workers: number }>();
@@ -30,11 +32,11 @@ export function packByRole(
       let f = tentative.get(s);
       if (!f) {
         const actual = index.free[s];
-        if (!actual || !fits(actual, demand)) return false; // most visits: no copy needed
+        if (!actual || !fit(actual, demand)) return false; // most visits: no copy needed
         f = Float64Array.from(actual);
         tentative.set(s, f);
       }
-      while (left > 0 && fits(f, demand)) {
+      while (left > 0 && fit(f, demand)) {
         subtract(f, demand);
         left--;
         const c = counts.get(s) ?? { ps: 0, workers: 0 };

@@ -213,3 +213,8 @@ export function tasksPerServer(placement: readonly TaskPlacement[]): {
   for (const t of placement) out[t.role][t.server] = (out[t.role][t.server] ?? 0) + 1;
   return out;
 }
+
+/** Demand of a task that needs GPUs (a GPU worker), e.g. `gpuTask(2)` = 2 cores + 1 GPU. */
+export function gpuTask(cpu: number, gpus = 1): Resources {
+  return { [RESOURCE_CPU]: cpu, [RESOURCE_GPU]: gpus };
+}
