@@ -15,6 +15,8 @@ export interface IntervalContext extends PredictContext {
   /** The point prediction (epoch). */
   readonly epoch: number;
   readonly z: number;
+  /** The fit's residual autocorrelation when the caller has it already (else computed here). */
+  readonly rho?: number;
 }
 
 /** Lag-1 autocorrelation of the residuals, clamped to [0, 0.9]: training-loss noise is rarely independent. */
@@ -51,7 +53,7 @@ export function profileInterval(
   ctx: IntervalContext,
 ): { lower: number; upper: number; acceptableSse: number } {
   const n = d.x.length;
-  const rho = residualAutocorrelation(fit, d);
+  const rho = ctx.rho ?? residualAutocorrelation(fit, d);
   const inflation = (1 + rho) / (1 - rho);
   const target = fit.sse + (ctx.z * ctx.z * inflation * fit.sse) / Math.max(n - 3, 1);
   let lo = ctx.epoch;

@@ -3,6 +3,7 @@
  * decrease the curve was making just before. Eq. 1 cannot describe such a step, so the estimator refits on
  * the points after the last drop (the paper suggests treating the rest as a new job).
  */
+import { ScratchArena } from '../scratch-arena';
 import type { LossPoint } from './types';
 
 export interface DropOptions {
@@ -19,6 +20,12 @@ export interface DropOptions {
   readonly trendFactor?: number;
 }
 
+/**
+ * Window statistics of one scan (views of one buffer: small typed arrays cost ~1 µs each off the V8 heap).
+ * Reset by every `scanDrops`, which is synchronous and keeps none of it.
+ */
+const arena = new ScratchArena(1024);
+
 function median(values: Float64Array): number {
   values.sort();
   const mid = values.length >> 1;
@@ -33,13 +40,18 @@ function windowStats(
   m: number,
 ): { med: Float64Array; min: Float64Array; max: Float64Array } {
   const count = Math.max(0, y.length - m + 1);
-  const med = new Float64Array(count);
-  const min = new Float64Array(count);
-  const max = new Float64Array(count);
+  const med = arena.take(count);
+  const min = arena.take(count);
+  const max = arena.take(count);
   const scratch = new Float64Array(m);
   for (let i = 0; i < count; i++) {
-    for (let j = 0; j < m; j++) scratch[j] = y[i + j] ?? 0;
-    scratch.sort(); // typed arrays sort numerically, without a comparator call per step
+    // Insertion sort: the windows are tiny (4 points), where a library sort call costs more than the sorting.
+    for (let j = 0; j < m; j++) {
+      const v = y[i + j] ?? 0;
+      let k = j;
+      for (; k > 0 && (scratch[k - 1] as number) > v; k--) scratch[k] = scratch[k - 1] as number;
+      scratch[k] = v;
+    }
     const mid = m >> 1;
     med[i] = m % 2 === 1 ? (scratch[mid] ?? 0) : ((scratch[mid - 1] ?? 0) + (scratch[mid] ?? 0)) / 2;
     min[i] = scratch[0] ?? 0;
@@ -69,11 +81,12 @@ function dropTest(
   // consecutive windows (which cancels the local trend), whatever the noise's level and autocorrelation.
   const count = w.med.length - 2 * m;
   if (count < 3) return null;
-  const wiggle = new Float64Array(count);
+  const wiggle = arena.take(count);
   for (let i = 2 * m; i < w.med.length; i++) {
     wiggle[i - 2 * m] = (w.med[i - 2 * m] ?? 0) - 2 * (w.med[i - m] ?? 0) + (w.med[i] ?? 0);
   }
-  const spread = (1.4826 * median(wiggle.map(Math.abs))) / Math.SQRT2;
+  for (let i = 0; i < count; i++) wiggle[i] = Math.abs(wiggle[i] as number);
+  const spread = (1.4826 * median(wiggle)) / Math.SQRT2;
   return (i, confirm) => {
     // Decrease per window over the two windows before: steadier than one window under correlated noise.
     const prior = w.med[i - 3 * m] ?? 0;
@@ -98,6 +111,7 @@ function dropTest(
 export function scanDrops(points: readonly LossPoint[], options: DropOptions = {}): DropScan | null {
   const m = options.window ?? 4;
   const y = points.map((p) => p.loss);
+  arena.reset();
   const isDrop = dropTest(y, options);
   if (isDrop === null) return null;
   let found: DropScan | null = null;

@@ -1,6 +1,6 @@
 import { fcnnlsVector } from 'ml-fcnnls';
 import { describe, expect, it } from 'vitest';
-import { solveNnls2 } from './nnls2';
+import { nnls2Sse, solveNnls2 } from './nnls2';
 import { seededRandom } from './synthetic';
 
 /** Sufficient statistics of min Σ (y − a·g − c·h)² from explicit columns (unit weights). */
@@ -34,6 +34,29 @@ describe('solveNnls2', () => {
       ).K.to1DArray();
       expect(ours.a).toBeCloseTo(K[0] ?? NaN, 6);
       expect(ours.c).toBeCloseTo(K[1] ?? NaN, 6);
+    }
+  });
+});
+
+describe('nnls2Sse (the allocation-free SSE of the 1-D searches)', () => {
+  it('equals solveNnls2(...).sse bit for bit, interior and boundary optima alike', () => {
+    const random = seededRandom(5);
+    for (let k = 0; k < 500; k++) {
+      const n = 3 + Math.floor(random() * 20);
+      const totals = { gg: 0, gh: 0, hh: 0, gy: 0, hy: 0, yy: 0 };
+      for (let i = 0; i < n; i++) {
+        const w = random();
+        const g = random();
+        const y = random() * 2 - (k % 3 === 0 ? 1 : 0);
+        totals.gg += w * g * g;
+        totals.gh += w * g;
+        totals.hh += w;
+        totals.gy += w * g * y;
+        totals.hy += w * y;
+        totals.yy += w * y * y;
+      }
+      const { gg, gh, hh, gy, hy, yy } = totals;
+      expect(nnls2Sse(gg, gh, hh, gy, hy, yy)).toBe(solveNnls2(totals).sse);
     }
   });
 });

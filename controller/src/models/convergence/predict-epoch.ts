@@ -27,16 +27,28 @@ export function epochLossSequence(
   normaliser: number;
   segmentEpoch: number;
 } {
+  const segmentEpoch = Math.floor(ctx.segmentStart / ctx.rule.stepsPerEpoch);
+  const epochLoss = epochLossOf(meanOver, ctx, segmentEpoch);
+  let normaliser = epochLoss(segmentEpoch);
+  for (let e = 0; e < segmentEpoch; e++) normaliser = Math.max(normaliser, epochLoss(e));
+  return { epochLoss, normaliser, segmentEpoch };
+}
+
+/**
+ * The epoch-loss function. Built here and returned (not bound to a local name) because the dev loader
+ * (tsx, keepNames) wraps every named closure in a defineProperty call, which thousands of refits notice.
+ */
+function epochLossOf(
+  meanOver: (from: number, to: number) => number,
+  ctx: PredictContext,
+  segmentEpoch: number,
+): (e: number) => number {
   const s = ctx.rule.stepsPerEpoch;
-  const segmentEpoch = Math.floor(ctx.segmentStart / s);
-  const epochLoss = (e: number): number => {
+  return (e) => {
     if (e < segmentEpoch) return ctx.observed[e] ?? NaN;
     const from = Math.max(0, e * s - ctx.segmentStart);
     return meanOver(from, (e + 1) * s - ctx.segmentStart);
   };
-  let normaliser = epochLoss(segmentEpoch);
-  for (let e = 0; e < segmentEpoch; e++) normaliser = Math.max(normaliser, epochLoss(e));
-  return { epochLoss, normaliser, segmentEpoch };
 }
 
 /** The convergence epoch predicted by the fitted Eq. 1 curve, or null beyond `maxEpoch`. */

@@ -9,7 +9,11 @@ export function cleanPoints(points: readonly LossPoint[]): LossPoint[] {
   const kept = points.filter(
     (p) => Number.isFinite(p.step) && Number.isFinite(p.loss) && p.step >= 0 && p.loss > 0,
   );
-  return kept.sort((a, b) => a.step - b.step);
+  // Histories usually arrive in order: checking is one cheap pass, sorting calls a comparator per step.
+  for (let i = 1; i < kept.length; i++)
+    if ((kept[i - 1] as LossPoint).step > (kept[i] as LossPoint).step)
+      return kept.sort((a, b) => a.step - b.step);
+  return kept;
 }
 
 /** Per-epoch extremes, indexed by epoch number; epochs without points hold ±Infinity. */
@@ -41,14 +45,15 @@ export function replaceOutliers(
   windowEpochs = 5,
 ): LossPoint[] {
   const { min, max } = epochExtremes(points, stepsPerEpoch);
+  const epochs = max.length;
   return points.map((p, i) => {
     const e = Math.floor(p.step / stepsPerEpoch);
     let upper = -Infinity;
     let lower = Infinity;
-    for (let d = 1; d <= windowEpochs; d++) {
-      upper = Math.max(upper, max[e - d] ?? -Infinity);
-      lower = Math.min(lower, min[e + d] ?? Infinity);
-    }
+    // Loops stay inside the arrays: an out-of-range read (−1) is a slow property lookup in V8.
+    for (let d = 1; d <= Math.min(windowEpochs, e); d++) upper = Math.max(upper, max[e - d] as number);
+    for (let d = 1; d <= Math.min(windowEpochs, epochs - 1 - e); d++)
+      lower = Math.min(lower, min[e + d] as number);
     const tooHigh = upper > -Infinity && p.loss > upper;
     const tooLow = lower < Infinity && p.loss < lower;
     if (!tooHigh && !tooLow) return p;

@@ -43,24 +43,27 @@ export function convergedEpochOf(
 
 /** First epoch j > from whose decrease is below δ, on a convex tail (decreases never grow). */
 function firstSmallDecrease(s: RuleScan, from: number): number | null {
-  const small = (j: number): boolean => decrease(s, j) < s.threshold;
   let hi = from + 1;
   let lo = from; // invariant: small(lo) is false (or lo = from), small(hi) is the probe
-  while (!small(hi)) {
+  while (!isSmall(s, hi)) {
     lo = hi;
     hi = from + 2 * (hi - from);
     if (hi > s.maxEpoch) {
-      if (!small(s.maxEpoch)) return null;
+      if (!isSmall(s, s.maxEpoch)) return null;
       hi = s.maxEpoch;
       break;
     }
   }
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
-    if (small(mid)) hi = mid;
+    if (isSmall(s, mid)) hi = mid;
     else lo = mid;
   }
   return hi;
+}
+
+function isSmall(s: RuleScan, j: number): boolean {
+  return decrease(s, j) < s.threshold;
 }
 
 function decrease(s: RuleScan, j: number): number {

@@ -20,7 +20,9 @@ import {
   type ResidualKernelOptions,
   type ResidualPoint,
 } from './residual-kernel';
-import { checkSamples, checkShape, median } from './samples';
+import { checkSamples, checkShape } from './samples';
+import { ScratchArena } from '../scratch-arena';
+import { reweightDesign, sharedDesign, type SharedDesign } from './shared-design';
 import type { SpeedModel, SpeedSample } from './types';
 
 /** One law of the ensemble, for inspection (`--json` outputs, debugging). */
@@ -68,6 +70,12 @@ const PLAIN = [0] as const;
 /** Beyond this many samples the ridge's pull (≈ 0.1 / n) is negligible: skip the variant, halve the work. */
 const RIDGE_MAX_SAMPLES = 20;
 const OCCAM = 1;
+/**
+ * Scratch memory of the fits (design, Gram matrices, residual vectors): reset at the start of every
+ * `fitSpeedModel`, which is synchronous and keeps none of it in the model it returns.
+ */
+const arena = new ScratchArena();
+const takeScratch = (length: number): Float64Array => arena.take(length);
 /** An outlier misses its held-out prediction by more than this many robust standard deviations AND by more than ×/÷ 2. */
 const OUTLIER_SIGMAS = 6;
 const OUTLIER_MIN_LOG = Math.log(2);
@@ -91,7 +99,7 @@ function lawWeights(fits: readonly CandidateFit[], n: number): number[] {
 }
 
 function ensembleLogStepTime(
-  fits: readonly CandidateFit[],
+  fits: readonly Pick<CandidateFit, 'set' | 'theta'>[],
   weights: readonly number[],
   ps: number,
   workers: number,
@@ -112,26 +120,64 @@ function outlierOf(
   weights: readonly number[],
   rows: readonly FitRow[],
 ): number {
-  if (rows.length < ROBUST_MIN_SAMPLES) return -1;
-  const miss = rows.map((_, i) =>
-    Math.abs(fits.reduce((a, f, s) => a + (weights[s] as number) * (f.cvResiduals[i] as number), 0)),
-  );
-  const scale = 1.4826 * median(miss);
+  const n = rows.length;
+  if (n < ROBUST_MIN_SAMPLES) return -1;
+  const miss = arena.take(n);
   let worst = 0;
-  miss.forEach((m, i) => (worst = m > (miss[worst] as number) ? i : worst));
+  for (let i = 0; i < n; i++) {
+    let acc = 0;
+    for (let s = 0; s < fits.length; s++)
+      acc += (weights[s] as number) * ((fits[s] as CandidateFit).cvResiduals[i] as number);
+    miss[i] = Math.abs(acc);
+    if ((miss[i] as number) > (miss[worst] as number)) worst = i;
+  }
   const m = miss[worst] as number;
+  // Typed-array sort is numeric and comparator-free (the miss values are finite and ≥ 0).
+  const scale = 1.4826 * medianInPlace(miss);
   return m > OUTLIER_MIN_LOG && m > OUTLIER_SIGMAS * scale ? worst : -1;
 }
 
+/** Median of a non-empty array, sorting it in place (same interpolation as `median`). */
+function medianInPlace(values: Float64Array): number {
+  values.sort();
+  const pos = (values.length - 1) / 2;
+  const lo = Math.floor(pos);
+  const a = values[lo] as number;
+  return a + ((values[Math.ceil(pos)] as number) - a) * (pos - lo);
+}
+
+/** Fits every law on `rows`; the design over all the laws' columns is built once (and reused by the refit). */
 function fitAll(
   sets: readonly FeatureSet[],
   rows: readonly FitRow[],
-  batch: number,
+  shared: SharedDesign,
 ): { fits: CandidateFit[]; weights: number[] } {
   const used = rows.filter((r) => r.scale > 0).length;
   const ridges = used <= RIDGE_MAX_SAMPLES ? RIDGES : PLAIN;
-  const fits = sets.flatMap((set) => fitCandidates(set, rows, batch, ridges));
+  const fits = sets.flatMap((set) => fitCandidates(set, rows, 0, ridges, shared, takeScratch));
   return { fits, weights: lawWeights(fits, used) };
+}
+
+/** Each row's log miss of the ensemble, for the residual smoothing. */
+function residualPoints(
+  rows: readonly FitRow[],
+  fits: readonly CandidateFit[],
+  weights: readonly number[],
+): ResidualPoint[] {
+  const points: ResidualPoint[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as FitRow;
+    let acc = 0;
+    for (let s = 0; s < fits.length; s++)
+      acc += (weights[s] as number) * ((fits[s] as CandidateFit).logFitted[i] as number);
+    points.push({
+      lnPs: Math.log(r.ps),
+      lnWorkers: Math.log(r.workers),
+      residual: Math.log(r.stepTime) - acc,
+      weight: r.scale * r.scale,
+    });
+  }
+  return points;
 }
 
 /**
@@ -150,7 +196,9 @@ export function fitSpeedModel(samples: readonly SpeedSample[], opts: BestFitOpti
     stepTime: stepTimeOf(opts.mode, s.stepsPerSec, s.workers),
     scale: Math.sqrt(s.weight ?? 1),
   }));
-  let { fits, weights } = fitAll(sets, rows, batch);
+  arena.reset();
+  const shared = sharedDesign(sets, rows, batch, takeScratch);
+  let { fits, weights } = fitAll(sets, rows, shared);
   const dropped: number[] = [];
   const outlier = outlierOf(fits, weights, rows);
   if (outlier >= 0) {
@@ -161,21 +209,17 @@ export function fitSpeedModel(samples: readonly SpeedSample[], opts: BestFitOpti
       stepTime: r.stepTime,
       scale: i === outlier ? 0 : r.scale,
     }));
-    ({ fits, weights } = fitAll(sets, rows, batch));
+    reweightDesign(shared, rows);
+    ({ fits, weights } = fitAll(sets, rows, shared));
   }
-  const points: ResidualPoint[] = rows.map((r, i) => ({
-    lnPs: Math.log(r.ps),
-    lnWorkers: Math.log(r.workers),
-    residual:
-      Math.log(r.stepTime) -
-      fits.reduce((a, f, s) => a + (weights[s] as number) * (f.logFitted[i] as number), 0),
-    weight: r.scale * r.scale,
-  }));
+  const points = residualPoints(rows, fits, weights);
   const kernel = opts.residualKernel === undefined ? DEFAULT_RESIDUAL_KERNEL : opts.residualKernel;
   const used = rows.filter((r) => r.scale > 0).length;
   const cv = fits.reduce((a, f, i) => a + (weights[i] as number) * f.cvError, 0);
   const logSpread =
     used < MIN_CV_ROWS || !Number.isFinite(cv) ? PRIOR_LOG_SPREAD : Math.max(Math.sqrt(cv), MIN_LOG_SPREAD);
+  // The predictor keeps θ only: the fits' residual vectors live in the scratch arena, reused by the next fit.
+  const laws = fits.map((f) => ({ set: f.set, theta: f.theta }));
   return {
     laws: fits.map((f, i) => ({
       features: f.set,
@@ -189,7 +233,7 @@ export function fitSpeedModel(samples: readonly SpeedSample[], opts: BestFitOpti
     predict(ps, workers) {
       checkShape(ps, workers);
       const logT =
-        ensembleLogStepTime(fits, weights, ps, workers, batch) +
+        ensembleLogStepTime(laws, weights, ps, workers, batch) +
         (kernel ? residualCorrection(points, ps, workers, kernel) : 0);
       const f = speedOf(opts.mode, Math.exp(logT), workers);
       const half = Z90 * logSpread;

@@ -2,21 +2,25 @@
  * Fits one candidate law by NNLS on RELATIVE step-time error (each row divided by its own step time,
  * so a 10% miss counts the same on a fast and a slow shape) and scores it by cross-validation.
  * Written for speed (the controller refits thousands of jobs per round): the relative design matrix
- * is built once, fold fits downdate the full normal equations instead of rebuilding them.
+ * is built once for all candidate laws (shared-design.ts), fold fits downdate the full normal
+ * equations instead of rebuilding them, and above LOO_LIMIT rows the held-out residuals come in
+ * closed form (approx-loo.ts).
  */
-import { codesOf, writeFeatures, type FeatureSet } from './features';
+import { writeFeatures, type FeatureSet } from './features';
 import { approximateLooResiduals } from './approx-loo';
 import { emptyEquations, nnlsNormal, nnlsWorkspace, type NnlsWorkspace, type NormalEquations } from './nnls';
+import {
+  accumulate,
+  candidateRel,
+  gatherDesign,
+  sharedDesign,
+  type CandidateDesign,
+  type FitRow,
+  type SharedDesign,
+} from './shared-design';
+import { freshArrays, type Allocate } from '../scratch-arena';
 
-/** A sample reduced to what the linear fit needs. */
-export interface FitRow {
-  readonly ps: number;
-  readonly workers: number;
-  /** The linear target: step time (sync) or one worker's step time (async). */
-  readonly stepTime: number;
-  /** √weight of the row (0 drops it). */
-  readonly scale: number;
-}
+export type { FitRow } from './shared-design';
 
 export interface CandidateFit {
   readonly set: FeatureSet;
@@ -39,6 +43,19 @@ export const MIN_CV_ROWS = 3;
 
 const scratch = new Float64Array(16);
 
+type Buffers = { readonly scratch: NormalEquations; readonly ws: NnlsWorkspace };
+/** Solver scratch per dimension, reused by every fit (fits run one at a time; fewer allocations). */
+const buffersByDim: Buffers[] = [];
+
+function buffersOf(d: number): Buffers {
+  let b = buffersByDim[d];
+  if (b === undefined) {
+    b = { scratch: emptyEquations(d), ws: nnlsWorkspace(d) };
+    buffersByDim[d] = b;
+  }
+  return b;
+}
+
 /** The law's step time at a shape. */
 export function stepTimeAt(
   set: FeatureSet,
@@ -51,51 +68,6 @@ export function stepTimeAt(
   let t = 0;
   for (let i = 0; i < set.length; i++) t += (scratch[i] as number) * (theta[i] as number);
   return t;
-}
-
-interface Design {
-  /** Relative, column-scaled features x/(t·s), n×d: rows of the least-squares problem, and
-   *  rel_i·φ = t̂_i / t_i, so held-out predictions need no raw features. */
-  readonly rel: Float64Array;
-  readonly scales: Float64Array;
-}
-
-/** Builds the design once; column scales make the relative features comparable (Gram conditioning). */
-function design(set: FeatureSet, rows: readonly FitRow[], batch: number): Design {
-  const d = set.length;
-  const n = rows.length;
-  const rel = new Float64Array(n * d);
-  const scales = new Float64Array(d);
-  const codes = codesOf(set);
-  for (let i = 0; i < n; i++) {
-    const r = rows[i] as FitRow;
-    writeFeatures(codes, r.ps, r.workers, batch, rel, i * d);
-    for (let j = 0; j < d; j++) {
-      const v = (rel[i * d + j] as number) / r.stepTime;
-      rel[i * d + j] = v;
-      scales[j] = (scales[j] as number) + v * v;
-    }
-  }
-  for (let j = 0; j < d; j++) scales[j] = Math.sqrt((scales[j] as number) / Math.max(n, 1)) || 1;
-  for (let i = 0; i < n; i++)
-    for (let j = 0; j < d; j++) rel[i * d + j] = (rel[i * d + j] as number) / (scales[j] as number);
-  return { rel, scales };
-}
-
-/** Adds (weight > 0) or removes (weight < 0) row i's equation: target 1 after dividing by its step time. */
-function accumulate(eq: NormalEquations, rel: Float64Array, weight: number, i: number): void {
-  const d = eq.dim;
-  const o = i * d;
-  const { gram, rhs } = eq;
-  for (let a = 0; a < d; a++) {
-    const wa = weight * (rel[o + a] as number);
-    rhs[a] = (rhs[a] as number) + wa;
-    for (let b = a; b < d; b++) {
-      const v = (gram[a * d + b] as number) + wa * (rel[o + b] as number);
-      gram[a * d + b] = v;
-      gram[b * d + a] = v;
-    }
-  }
 }
 
 /** t̂_i / t_i of row i under the scaled coefficients φ. */
@@ -111,7 +83,7 @@ function solveRidge(
   eq: NormalEquations,
   ridge: number,
   scales: Float64Array,
-  buffers: { readonly scratch: NormalEquations; readonly ws: NnlsWorkspace },
+  buffers: Buffers,
   theta: Float64Array,
   warm?: Float64Array,
 ): Float64Array {
@@ -134,59 +106,99 @@ export function fitCandidates(
   rows: readonly FitRow[],
   batch: number,
   ridges: readonly number[],
+  shared: SharedDesign = sharedDesign([set], rows, batch),
+  allocate: Allocate = freshArrays,
 ): CandidateFit[] {
   const d = set.length;
   const n = rows.length;
-  const { rel, scales } = design(set, rows, batch);
-  const full = emptyEquations(d);
-  rows.forEach((r, i) => accumulate(full, rel, r.scale * r.scale, i));
-  const buffers = { scratch: emptyEquations(d), ws: nnlsWorkspace(d) };
+  const design = gatherDesign(shared, set, allocate);
+  const buffers = buffersOf(d);
   const thetas = ridges.map(() => new Float64Array(d));
-  const phis = ridges.map((ridge, v) => solveRidge(full, ridge, scales, buffers, thetas[v] as Float64Array));
-  const logFitted = phis.map((phi) => {
-    const out = new Float64Array(n);
+  const phis = ridges.map((ridge, v) =>
+    solveRidge(design.full, ridge, design.scales, buffers, thetas[v] as Float64Array),
+  );
+  const parts = {
+    thetas,
+    cvError: ridges.map(() => Number.NaN),
+    cvResiduals: ridges.map(() => allocate(n)),
+    logFitted: ridges.map(() => allocate(n)),
+  };
+  if (n > LOO_LIMIT) looShortcut(design, rows, ridges, phis, parts, allocate);
+  else looExact(design, rows, ridges, phis, { ...buffers, allocate }, parts);
+  return assemble(set, ridges, parts);
+}
+
+interface Parts {
+  readonly thetas: readonly Float64Array[];
+  readonly cvError: number[];
+  readonly cvResiduals: readonly Float64Array[];
+  readonly logFitted: readonly Float64Array[];
+}
+
+/** Many rows: closed-form held-out residuals; one pass gives the fitted ratios t̂/t too. */
+function looShortcut(
+  design: CandidateDesign,
+  rows: readonly FitRow[],
+  ridges: readonly number[],
+  phis: readonly Float64Array[],
+  parts: Parts,
+  allocate: Allocate,
+): void {
+  const n = rows.length;
+  const weights = allocate(n);
+  for (let i = 0; i < n; i++) weights[i] = (rows[i] as FitRow).scale ** 2;
+  for (let v = 0; v < ridges.length; v++) {
+    const ratios = parts.logFitted[v] as Float64Array;
+    const residuals = parts.cvResiduals[v] as Float64Array;
+    const phi = phis[v] as Float64Array;
+    approximateLooResiduals(design, weights, phi, ridges[v] as number, residuals, ratios);
+    for (let i = 0; i < n; i++)
+      ratios[i] = Math.log((rows[i] as FitRow).stepTime * Math.max(ratios[i] as number, 1e-300));
+    parts.cvError[v] = meanSquare(residuals, rows);
+  }
+}
+
+/** Few rows: every fold refitted exactly (a downdate of the full normal equations, warm-started NNLS). */
+function looExact(
+  design: CandidateDesign,
+  rows: readonly FitRow[],
+  ridges: readonly number[],
+  phis: readonly Float64Array[],
+  buffers: Buffers & { readonly allocate: Allocate },
+  parts: Parts,
+): void {
+  const { scales, full } = design;
+  const rel = candidateRel(design, buffers.allocate);
+  const d = full.dim;
+  const n = rows.length;
+  phis.forEach((phi, v) => {
+    const out = parts.logFitted[v] as Float64Array;
     for (let i = 0; i < n; i++)
       out[i] = Math.log((rows[i] as FitRow).stepTime * Math.max(ratioRow(rel, i, phi), 1e-300));
-    return out;
   });
-  const cvResiduals = ridges.map(() => new Float64Array(n));
-  const cvError = ridges.map(() => Number.NaN);
-  if (n > LOO_LIMIT) {
-    const weights = rows.map((r) => r.scale * r.scale);
-    ridges.forEach((ridge, v) => {
-      approximateLooResiduals(
-        full,
-        rel,
-        weights,
-        phis[v] as Float64Array,
-        ridge,
-        cvResiduals[v] as Float64Array,
-      );
-      cvError[v] = meanSquare(cvResiduals[v] as Float64Array, rows);
-    });
-  } else if (n >= MIN_CV_ROWS) {
-    const folds = n;
-    const fold = emptyEquations(d);
-    const theta = new Float64Array(d);
-    for (let f = 0; f < folds; f++) {
-      fold.gram.set(full.gram);
-      fold.rhs.set(full.rhs);
-      for (let i = f; i < n; i += folds) accumulate(fold, rel, -((rows[i] as FitRow).scale ** 2), i);
-      for (let v = 0; v < ridges.length; v++) {
-        const phi = solveRidge(fold, ridges[v] as number, scales, buffers, theta, phis[v]);
-        const residuals = cvResiduals[v] as Float64Array;
-        for (let i = f; i < n; i += folds) residuals[i] = -Math.log(Math.max(ratioRow(rel, i, phi), 1e-300));
-      }
+  if (n < MIN_CV_ROWS) return;
+  const fold: NormalEquations = { gram: buffers.allocate(d * d), rhs: new Float64Array(d), dim: d };
+  const theta = new Float64Array(d);
+  for (let f = 0; f < n; f++) {
+    fold.gram.set(full.gram);
+    fold.rhs.set(full.rhs);
+    accumulate(fold, rel, -((rows[f] as FitRow).scale ** 2), f);
+    for (let v = 0; v < ridges.length; v++) {
+      const phi = solveRidge(fold, ridges[v] as number, scales, buffers, theta, phis[v]);
+      (parts.cvResiduals[v] as Float64Array)[f] = -Math.log(Math.max(ratioRow(rel, f, phi), 1e-300));
     }
-    ridges.forEach((_, v) => (cvError[v] = meanSquare(cvResiduals[v] as Float64Array, rows)));
   }
+  ridges.forEach((_, v) => (parts.cvError[v] = meanSquare(parts.cvResiduals[v] as Float64Array, rows)));
+}
+
+function assemble(set: FeatureSet, ridges: readonly number[], parts: Parts): CandidateFit[] {
   return ridges.map((ridge, v) => ({
     set,
     ridge,
-    theta: thetas[v] as Float64Array,
-    cvError: cvError[v] as number,
-    cvResiduals: cvResiduals[v] as Float64Array,
-    logFitted: logFitted[v] as Float64Array,
+    theta: parts.thetas[v] as Float64Array,
+    cvError: parts.cvError[v] as number,
+    cvResiduals: parts.cvResiduals[v] as Float64Array,
+    logFitted: parts.logFitted[v] as Float64Array,
   }));
 }
 
@@ -194,11 +206,11 @@ export function fitCandidates(
 function meanSquare(residuals: Float64Array, rows: readonly FitRow[]): number {
   let sum = 0;
   let count = 0;
-  rows.forEach((r, i) => {
-    if (r.scale > 0) {
+  for (let i = 0; i < rows.length; i++) {
+    if ((rows[i] as FitRow).scale > 0) {
       sum += (residuals[i] as number) ** 2;
       count += 1;
     }
-  });
+  }
   return count > 0 ? sum / count : Number.NaN;
 }
