@@ -2,26 +2,12 @@
  * Synthetic loss curves with a known convergence point, for `eval convergence` and the simulator.
  * Everything is driven by a seeded PRNG, so a seed reproduces a curve exactly.
  */
+import { gaussian, seededRandom } from '../random';
 import { convergedEpochOf } from './rule';
 import type { ConvergenceRule, LossPoint } from './types';
 
-/** Small fast seeded PRNG (mulberry32): uniform numbers in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Standard normal sample (Box–Muller) from a uniform source. */
-export function gaussian(random: () => number): number {
-  const u = Math.max(random(), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
-}
+// The project's one seeded PRNG and Gaussian helper, re-exported for the curves' callers.
+export { gaussian, seededRandom };
 
 /** A noiseless loss curve: loss as a function of the global step. */
 export type TrueCurve = (step: number) => number;
