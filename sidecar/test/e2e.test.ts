@@ -118,6 +118,31 @@ describe.each(brokers)('sidecar end to end via $label', ({ make }) => {
     expectExactlyOnceBySeq(sub.records, batches);
   });
 
+  it('loses nothing across an outage while lines stream in', async () => {
+    const log = await setup();
+    // A short reconnect backoff keeps the test's timing independent of how long the outage lasted.
+    const run = start(log, { 'reconnect-max-ms': '1000' });
+    // One line every 10 ms keeps the tailer batching while the connection drops: the loss must be
+    // noticed mid-stream and everything unacknowledged resent, in order, after the reconnect.
+    const batches: number[] = [];
+    let next = 0;
+    const trickle = setInterval(() => batches.push(...append(log, next, ++next)), 10);
+    try {
+      await sub.until(() => distinct(sub.records).length >= 20);
+      await broker.outage();
+      await sleep(300);
+      await broker.recover(() => sub.resubscribed());
+      const target = next + 20; // lines written after the recovery arrive too
+      await sub.until(() => distinct(sub.records).length >= target, 20_000);
+    } finally {
+      clearInterval(trickle);
+    }
+    await sub.until(() => distinct(sub.records).length >= next);
+    fs.writeFileSync(`${log}.done`, '');
+    expect(await run.exited).toBe(0);
+    expectExactlyOnceBySeq(sub.records, batches);
+  });
+
   it('keeps records on disk when the sidecar restarts while the broker is down', async () => {
     const log = await setup();
     let run = start(log);
