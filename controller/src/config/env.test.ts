@@ -63,6 +63,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);
   });
+
+  it('quotes the value of the variable when the error lies inside its JSON', () => {
+    const value = '{"requests":{"cpu":1}}';
+    expect(() => loadConfig({ OPTIMUS_SIDECAR_RESOURCES: value })).toThrow(`(got "${value}")`);
+  });
 });
 
 describe('readSecretFile', () => {

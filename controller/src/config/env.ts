@@ -100,8 +100,10 @@ export function loadConfig(
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const name = issue?.path.join('.') ?? 'environment';
-    throw new ConfigError(`${name}: ${issue?.message ?? 'invalid'} (got "${String(env[name] ?? '')}")`);
+    // The variable is the first path element; a nested path (inside a JSON value) says where.
+    const variable = String(issue?.path[0] ?? 'environment');
+    const name = issue?.path.join('.') ?? variable;
+    throw new ConfigError(`${name}: ${issue?.message ?? 'invalid'} (got "${String(env[variable] ?? '')}")`);
   }
   const e = parsed.data;
   const base: ControllerConfig = {

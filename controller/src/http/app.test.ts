@@ -72,6 +72,7 @@ describe('HTTP API (in process)', () => {
     ['invalid job', () => post(JSON.stringify({ ...job, batchSize: -1 }), 't'), 400, /batchSize/],
     ['missing token', () => post(JSON.stringify(job)), 401, /missing bearer token/],
     ['wrong token', () => post(JSON.stringify(job), 'nope'), 403, /invalid bearer token/],
+    ['huge body', () => post(JSON.stringify({ ...job, pad: 'x'.repeat(1 << 20) }), 't'), 413, /larger than/],
   ])('rejects %s with a JSON 4xx', async (_n, init, status, message) => {
     const { app } = build('t');
     const r = await app.request('/api/v1/jobs', init());

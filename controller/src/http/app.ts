@@ -3,6 +3,7 @@
  * Request → Response only; the runtime is passed in behind a small interface.
  */
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import type { Registry } from 'prom-client';
 import type { RuntimeEvent } from '../runtime/events';
@@ -31,6 +32,9 @@ export interface AppOptions {
   readonly allowSubmit?: boolean;
 }
 
+/** A job spec is a few hundred bytes; anything near this is a mistake or an attack. */
+const MAX_BODY_BYTES = 64 * 1024;
+
 export function createApp(o: AppOptions): Hono {
   const app = new Hono();
   const rt = o.runtime;
@@ -47,7 +51,11 @@ export function createApp(o: AppOptions): Hono {
 
   app.get('/api/v1/jobs', (c) => c.json({ jobs: rt.list() }));
   app.get('/api/v1/jobs/:ns/:name', (c) => c.json(rt.get(`${c.req.param('ns')}/${c.req.param('name')}`)));
-  app.post('/api/v1/jobs', auth, async (c) => {
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => errorResponse(c, 413, `request body larger than ${MAX_BODY_BYTES} bytes`),
+  });
+  app.post('/api/v1/jobs', auth, limit, async (c) => {
     if (o.allowSubmit === false)
       throw new ApiError(405, 'submitting over the API is only offered in local mode');
     let body: unknown;

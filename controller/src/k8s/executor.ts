@@ -7,7 +7,7 @@ import type { ExecutionResult, Executor, Plan, PlanAction } from '../planning/ty
 import type { JobShape, TaskPlacement } from '../scheduling/types';
 import { CONDITION, setCondition } from './conditions';
 import type { JobApi } from './job-api';
-import type { JobPods } from './job-pods';
+import type { JobPods, StartOutcome } from './job-pods';
 import type { OptimusJob, OptimusJobSpec } from './optimus-job';
 import { gracePeriodOf, parseSpec } from './optimus-job';
 import { podName, splitJobId } from './names';
@@ -145,11 +145,18 @@ export class KubernetesExecutor implements Executor {
     await this.d.pods.waitGone(ns, job.metadata.name, [name], gracePeriodOf(spec) * 1000 + stopSlackMs);
     let firstFailure = '';
     for (const target of [server, old.server]) {
-      await this.d.pods.create([buildTaskPod({ job, spec, shape, placement }, 'worker', index, target)]);
-      const outcome = await this.d.pods.waitRunning(ns, job.metadata.name, [name], {
-        timeoutMs,
-        unschedulableGraceMs,
-      });
+      const outcome = await this.d.pods
+        .create([buildTaskPod({ job, spec, shape, placement }, 'worker', index, target)])
+        .then(() =>
+          this.d.pods.waitRunning(ns, job.metadata.name, [name], { timeoutMs, unschedulableGraceMs }),
+        )
+        // A rejected create (a conflict, a quota) is a failed start like any other: never a job
+        // left one worker short without a condition.
+        .catch((err: unknown): StartOutcome => ({
+          ok: false,
+          reason: 'CreateFailed',
+          message: messageOf(err),
+        }));
       if (outcome.ok) {
         await this.d.rollouts.running(
           job,

@@ -67,4 +67,19 @@ describe('job feed: OptimusJobs → runtime', () => {
     expect(gone.removed).toEqual(['default/a']);
     expect(sink.specs).toEqual([]);
   });
+
+  it('keeps going past a job whose submit or removal throws, and reports it as failed', async () => {
+    const sink = new FakeSink();
+    await syncJobs(sink, [entry('old')]);
+    const submit = sink.submit.bind(sink);
+    sink.submit = async (s: JobSpec) => (s.name === 'x' ? Promise.reject(new Error('API down')) : submit(s));
+    sink.remove = () => Promise.reject(new Error('API down'));
+    const r = await syncJobs(sink, [entry('x'), entry('y')]);
+    expect(r.submitted).toEqual(['default/y']);
+    expect(r.failed).toEqual([
+      { id: 'default/x', error: 'API down' },
+      { id: 'default/old', error: 'API down' },
+    ]);
+    expect(r.rejected).toEqual([]);
+  });
 });

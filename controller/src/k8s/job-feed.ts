@@ -19,13 +19,17 @@ export interface FeedResult {
   readonly submitted: string[];
   readonly removed: string[];
   readonly rejected: { id: string; error: string }[];
+  /** Submits or removals that threw (API errors): retried on the next pass, never marked Invalid. */
+  readonly failed: { id: string; error: string }[];
 }
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** One reconciliation pass over `entries` (all OptimusJobs the informer holds). */
 export async function syncJobs(sink: JobSink, entries: readonly JobEntry[]): Promise<FeedResult> {
   const known = new Set(sink.records().map((r) => jobIdOf(r.spec)));
   const present = new Set(entries.map((e) => e.id));
-  const result: FeedResult = { submitted: [], removed: [], rejected: [] };
+  const result: FeedResult = { submitted: [], removed: [], rejected: [], failed: [] };
   for (const e of entries) {
     if (known.has(e.id) || isFinished(e.job)) continue;
     if (!e.valid) {
@@ -37,13 +41,22 @@ export async function syncJobs(sink: JobSink, entries: readonly JobEntry[]): Pro
       result.rejected.push({ id: e.id, error: parsed.error });
       continue;
     }
-    await sink.submit(parsed.spec);
-    result.submitted.push(e.id);
+    // One job's failure must not keep the jobs after it out of the runtime.
+    try {
+      await sink.submit(parsed.spec);
+      result.submitted.push(e.id);
+    } catch (err) {
+      result.failed.push({ id: e.id, error: messageOf(err) });
+    }
   }
   for (const id of known) {
     if (present.has(id)) continue;
-    await sink.remove(id);
-    result.removed.push(id);
+    try {
+      await sink.remove(id);
+      result.removed.push(id);
+    } catch (err) {
+      result.failed.push({ id, error: messageOf(err) });
+    }
   }
   return result;
 }

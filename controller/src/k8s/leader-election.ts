@@ -84,7 +84,14 @@ export class LeaseElector implements LeaderElector {
   private setLeader(v: boolean): void {
     if (v === this.leader) return;
     this.leader = v;
-    this.listeners.forEach((l) => l(v));
+    // A throwing listener must neither hide the change from the others nor pass for an API error.
+    for (const l of this.listeners) {
+      try {
+        l(v);
+      } catch (err) {
+        this.o.onError?.(err);
+      }
+    }
   }
 
   private get api() {

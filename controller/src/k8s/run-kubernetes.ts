@@ -31,6 +31,8 @@ import { splitJobId } from './names';
 import { KubernetesRuntimeBackend } from './runtime-backend';
 import { DEFAULT_SIDECAR_RESOURCES } from './webhook/sidecar-config';
 
+const FEED_RETRY_MS = 5000;
+
 export interface KubernetesRunOptions {
   readonly cfg: ControllerConfig;
   readonly kubeConfig: KubeConfig;
@@ -111,6 +113,9 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     ...o.store,
   });
   let controller: Controller | null = null;
+  // The persistent session delivers what queued while no controller listened right after the
+  // CONNACK, before the runtime is ready; mqtt.js acknowledges those, so they are kept here.
+  const early: [string, Uint8Array][] = [];
   const bridge: MqttBridge = await connectBridge({
     url: cfg.brokerUrl,
     clientId: `optimus-controller-${identity}`,
@@ -123,7 +128,9 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
       const cp = checkpointFromMessage(topic, payload);
       if (cp) backend.checkpoints.record(cp.jobId, cp.atMs);
       if (controller?.ready) controller.handleMessage(topic, payload);
+      else early.push([topic, payload]);
     },
+    onError: (err) => log.warn({ err }, 'mqtt connection'),
   });
   const ctl = new Controller({
     core: defaultCore(cfg.policy),
@@ -138,12 +145,19 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   });
   controller = ctl;
   await ctl.start(rt.running());
+  for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
   const jobApi = new JobApi(backend.clients);
+  let retry: NodeJS.Timeout | undefined;
   const feed = debounce(
     async () => {
       const r = await syncJobs(ctl, backend.jobs.list());
       for (const { id, error } of r.rejected) await markInvalid(jobApi, id, error);
       if (r.submitted.length || r.removed.length) log.info(r, 'jobs synced from OptimusJobs');
+      if (r.failed.length === 0) return;
+      // Informer events may not come again soon: retry the jobs that failed on our own.
+      log.warn({ failed: r.failed }, 'job sync failed; retrying');
+      clearTimeout(retry);
+      retry = setTimeout(feed, FEED_RETRY_MS).unref();
     },
     200,
     (err) => log.warn({ err }, 'job sync'),
@@ -167,6 +181,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const stop = () =>
     (stopping ??= (async () => {
       offJobs();
+      clearTimeout(retry);
       await ctl.stop();
       await http.close();
       await rt.close();

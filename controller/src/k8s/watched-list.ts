@@ -20,14 +20,27 @@ export class WatchedList<T extends KubernetesObject> {
   private stopped = false;
   private synced = false;
   private restartTimer: NodeJS.Timeout | undefined;
+  /** Set by the error callback: client-node reports a failed list there, and start() still resolves. */
+  private failedSinceStart = false;
+  private markSynced: () => void = () => {};
+  private readonly firstSync = new Promise<void>((resolve) => (this.markSynced = resolve));
 
   constructor(private readonly o: WatchedListOptions<T>) {
     this.informer = makeInformer<T>(o.config, o.path, o.list);
-    const changed = () => this.listeners.forEach((l) => l());
+    const changed = () => {
+      for (const l of this.listeners) {
+        try {
+          l();
+        } catch (err) {
+          o.onError?.(err);
+        }
+      }
+    };
     this.informer.on('add', changed);
     this.informer.on('update', changed);
     this.informer.on('delete', changed);
     this.informer.on('error', (err: unknown) => {
+      this.failedSinceStart = true;
       o.onError?.(err);
       if (this.stopped) return;
       // client-node's informer stops after a non-410 error; start it again after a pause.
@@ -35,17 +48,24 @@ export class WatchedList<T extends KubernetesObject> {
     });
   }
 
-  /** Lists once and starts watching; resolves when the first list is in the cache. */
+  /**
+   * Lists once and starts watching; resolves when a first list is in the cache (retrying a failed
+   * one): a controller that began with an empty cache would take every job for new.
+   */
   async start(): Promise<void> {
     this.stopped = false;
     await this.startInformer();
+    await this.firstSync;
   }
 
   private async startInformer(): Promise<void> {
     if (this.stopped) return;
     try {
+      this.failedSinceStart = false;
       await this.informer.start();
+      if (this.failedSinceStart) return; // the error callback has scheduled the retry
       this.synced = true;
+      this.markSynced();
     } catch (err) {
       this.o.onError?.(err);
       this.restartTimer = setTimeout(() => void this.startInformer(), this.o.restartDelayMs ?? 2000);
@@ -68,6 +88,7 @@ export class WatchedList<T extends KubernetesObject> {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.markSynced(); // a start() still waiting gives up
     clearTimeout(this.restartTimer);
     await this.informer.stop();
   }

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CONTRACT_SERVERS,
   describeExecutorContract,
@@ -57,3 +57,57 @@ async function makeHarness(): Promise<ExecutorHarness> {
 }
 
 describeExecutorContract('local', makeHarness);
+
+describe('LocalBackend after a task exits', () => {
+  it('still finishes the job when its bookkeeping fails, reporting the error (no unhandled rejection)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'optimus-local-exit-'));
+    const script = join(dir, 'exit.mjs');
+    writeFileSync(script, 'process.exit(0);\n');
+    const pids = new PidRegistry(join(dir, 'pids.json'));
+    pids.delete = () => {
+      throw new Error('state directory gone');
+    };
+    const errors: unknown[] = [];
+    const finished: string[] = [];
+    const backend = new LocalBackend({
+      servers: CONTRACT_SERVERS,
+      root: join(dir, 'jobs'),
+      trainerScript: script,
+      sidecar: null,
+      timeScale: 1,
+      restartCostSec: 0,
+      pids,
+      marker: 'exit-test',
+      onError: (err) => errors.push(err),
+    });
+    backend.attach({ onJobFinished: (id) => finished.push(id) });
+    const spec = jobSpecSchema.parse({
+      name: 'quick',
+      batchSize: 64,
+      stepsPerEpoch: 100,
+      psDemand: { cpu: 1 },
+      workerDemand: { cpu: 1 },
+    });
+    await backend.admit(spec);
+    const server = CONTRACT_SERVERS[0].name;
+    await backend.executor.execute({
+      actions: [
+        {
+          kind: 'start',
+          jobId: 'default/quick',
+          shape: { ps: 1, workers: 1 },
+          placement: [
+            { role: 'ps', index: 0, server },
+            { role: 'worker', index: 0, server },
+          ],
+        },
+      ],
+    });
+    for (let i = 0; i < 100 && finished.length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect(finished).toEqual(['default/quick']);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(String(errors[0])).toContain('state directory gone');
+    await backend.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

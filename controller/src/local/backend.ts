@@ -32,6 +32,8 @@ export interface LocalBackendOptions {
   readonly pids: PidRegistry;
   /** Marks our processes (environment) so orphans can be recognised after a crash. */
   readonly marker: string;
+  /** Errors of the process bookkeeping that runs after a child exits (nobody awaits it). */
+  readonly onError?: (err: unknown) => void;
 }
 
 interface TaskProcs {
@@ -215,7 +217,7 @@ export class LocalBackend implements Backend {
     this.o.pids.add(trainer.child.pid, `${spec.name} ${p.role}-${p.index}`);
     const sidecar = p.role === 'worker' ? this.startSidecar(job, p.index, cfg) : null;
     const procs: TaskProcs = { placement: p, trainer, sidecar };
-    void trainer.exited.then((code) => this.onTrainerExit(job, procs, code));
+    void trainer.exited.then((code) => this.onTrainerExit(job, procs, code)).catch(this.report);
     return procs;
   }
 
@@ -237,12 +239,16 @@ export class LocalBackend implements Backend {
   }): Spawned {
     const s = spawnSidecar({ ...o, ...this.o.sidecar!, marker: this.o.marker });
     this.o.pids.add(s.child.pid, `${o.name} sidecar-${o.index}`);
-    void s.exited.then(() => this.o.pids.delete(s.child.pid));
+    void s.exited.then(() => this.o.pids.delete(s.child.pid)).catch(this.report);
     return s;
   }
 
   private onTrainerExit(job: LocalJob, procs: TaskProcs, code: number): void {
-    this.o.pids.delete(procs.trainer.child.pid);
+    try {
+      this.o.pids.delete(procs.trainer.child.pid);
+    } catch (err) {
+      this.report(err); // bookkeeping only: the exit below still counts
+    }
     if (job.stopping || job.finished || !job.tasks.includes(procs)) return;
     const id = `${job.spec.namespace}/${job.spec.name}`;
     const w0 = procs.placement.role === 'worker' && procs.placement.index === 0;
@@ -250,8 +256,14 @@ export class LocalBackend implements Backend {
     // 143: stopped by a signal from outside (it checkpointed); not a failure of the job.
     if (code === 143) return;
     job.finished = true;
-    void this.stopAll(job).then(() => this.events?.onJobFinished(id, code === 0 ? 'succeeded' : 'failed'));
+    // The job is over even if stopping its other tasks failed: report it either way.
+    void this.stopAll(job)
+      .catch(this.report)
+      .then(() => this.events?.onJobFinished(id, code === 0 ? 'succeeded' : 'failed'))
+      .catch(this.report);
   }
+
+  private readonly report = (err: unknown): void => this.o.onError?.(err);
 
   /** Stops every task: trainers checkpoint on SIGTERM; sidecars drain their log and exit. */
   private async stopAll(job: LocalJob): Promise<void> {

@@ -3,7 +3,7 @@
  * pids on disk so a controller restarted after a crash can stop what its predecessor left.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 
 export interface Spawned {
   readonly child: ChildProcess;
@@ -25,6 +25,8 @@ export function spawnNode(opts: {
     // stops tasks in order (trainers checkpoint, sidecars drain) instead of everything dying at once.
     detached: true,
   });
+  // The child holds its own copy of the descriptor; ours would leak one per spawned task.
+  if (typeof err === 'number') closeSync(err);
   const exited = new Promise<number>((resolve) => {
     child.once('exit', (code) => resolve(code ?? -1));
     child.once('error', () => resolve(-1));

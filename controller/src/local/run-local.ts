@@ -89,6 +89,7 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
     restartCostSec: o.restartCostSec,
     pids,
     marker,
+    onError: (err) => log.warn({ err }, 'task bookkeeping'),
   });
   const store = new FileStore(join(dir, 'store'));
   let controller: Controller | null = null;
@@ -98,6 +99,7 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
     // A stable id: the broker keeps this persistent session's QoS 1 messages across a crash.
     clientId: 'optimus-controller-local',
     onMessage: (t, p) => (controller?.ready ? controller.handleMessage(t, p) : early.push([t, p])),
+    onError: (err) => log.warn({ err }, 'mqtt connection'),
   });
   const ctl = new Controller({
     core: o.core ?? defaultCore(o.policy),

@@ -125,4 +125,35 @@ describe('Controller', () => {
     expect(c.whatIf('default/w', 2, 3)).toMatchObject({ shape: { ps: 2, workers: 3 }, fitted: false });
     await expect(c.remove('default/nope')).rejects.toMatchObject({ status: 404 });
   });
+
+  it('admits one of two concurrent submissions of the same job; the other gets 409', async () => {
+    const { controller: c } = await start();
+    const [a, b] = await Promise.allSettled([c.submit(spec('twice')), c.submit(spec('twice'))]);
+    expect(a.status).toBe('fulfilled');
+    expect(b).toMatchObject({ status: 'rejected', reason: { status: 409 } });
+    expect(c.list()).toHaveLength(1);
+  });
+
+  it('keeps running rounds and stops cleanly after a round that failed', async () => {
+    const { controller: c, backend } = await start();
+    const servers = backend.servers.bind(backend);
+    backend.servers = () => Promise.reject(new Error('API down'));
+    await expect(c.roundNow('full')).rejects.toThrow('API down');
+    backend.servers = servers;
+    await c.submit(spec('later'));
+    await c.roundNow('pre-run');
+    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'start', jobId: 'default/later' }]);
+    await expect(c.stop()).resolves.toBeUndefined();
+  });
+
+  it('keeps scheduling, removing and stopping while the broker never acknowledges', async () => {
+    const { controller: c, backend, publisher } = await start();
+    publisher.publish = () => new Promise<void>(() => {});
+    await c.submit(spec('offline'));
+    await c.roundNow('pre-run');
+    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'start', jobId: 'default/offline' }]);
+    await c.remove('default/offline');
+    expect(c.list()).toEqual([]);
+    await expect(c.stop()).resolves.toBeUndefined();
+  });
 });

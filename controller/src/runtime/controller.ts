@@ -18,6 +18,8 @@ import { JobObservations } from './observations';
 import { remainingTime, refitJob } from './refit';
 import { runRound, type RoundKind } from './round';
 
+const OFFLINE_PUBLISH_TIMEOUT_MS = 1000;
+
 /** Publishes to the broker; the MQTT adapter implements it. */
 export interface Publisher {
   publish(topic: string, payload: string, opts: { retain: boolean }): Promise<void>;
@@ -53,6 +55,8 @@ export class Controller {
   readonly metrics: RuntimeMetrics;
   readonly ingest: Ingest;
   private readonly entries = new Map<string, JobEntry>();
+  /** Ids between the duplicate check and the entry (the backend's admit is async). */
+  private readonly admitting = new Set<string>();
   private clockValue: Clock | null = null;
   private chain: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
@@ -110,8 +114,14 @@ export class Controller {
 
   async submit(spec: JobSpec): Promise<Record<string, unknown>> {
     const id = jobIdOf(spec);
-    if (this.entries.has(id)) throw new RuntimeError(409, `job ${id} already exists`);
-    await this.o.backend.admit(spec);
+    if (this.entries.has(id) || this.admitting.has(id))
+      throw new RuntimeError(409, `job ${id} already exists`);
+    this.admitting.add(id);
+    try {
+      await this.o.backend.admit(spec);
+    } finally {
+      this.admitting.delete(id);
+    }
     const entry: JobEntry = {
       rec: newJobRecord(spec, this.clock.now()),
       obs: new JobObservations(spec),
@@ -128,9 +138,13 @@ export class Controller {
     if (!e) throw new RuntimeError(404, `job ${id} not found`);
     await this.o.backend.remove(id);
     this.entries.delete(id);
-    await this.o.publisher.publish(planTopic({ namespace: e.rec.spec.namespace, job: e.rec.spec.name }), '', {
-      retain: true,
-    });
+    // A job submitted again under this name starts its sidecars' seqs from 0 again.
+    this.ingest.forgetJob(e.rec.spec.namespace, e.rec.spec.name);
+    const topic = planTopic({ namespace: e.rec.spec.namespace, job: e.rec.spec.name });
+    // Clears the retained plan; not awaited, like every publish outside start-up (see round()).
+    void this.o.publisher
+      .publish(topic, '', { retain: true })
+      .catch((err: unknown) => this.o.log.warn({ err, topic }, 'publish failed'));
     this.events.emit({ type: 'job', id, phase: 'removed', ts: this.clock.wallMs() });
     await this.save();
     this.requestRound('full');
@@ -184,7 +198,12 @@ export class Controller {
     if (this.pending) clearTimeout(this.pending.timer);
     await this.chain;
     await this.save();
-    await this.publishStatus('offline').catch(() => {});
+    // Bounded: with the broker down the ack never comes, and shutdown must not hang on it
+    // (the broker publishes our Last Will anyway).
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, OFFLINE_PUBLISH_TIMEOUT_MS)));
+    await Promise.race([this.publishStatus('offline').catch(() => {}), timeout]);
+    clearTimeout(timer);
   }
 
   /** Asks for a round soon; rounds never overlap, and a full request upgrades a pre-run one. */
@@ -206,8 +225,10 @@ export class Controller {
 
   /** Runs a round now (after any in flight) and resolves when it is done; for tests and tools. */
   async roundNow(kind: RoundKind): Promise<void> {
-    this.chain = this.chain.then(() => this.round(kind));
-    await this.chain;
+    const run = this.chain.then(() => this.round(kind));
+    // The caller gets the failure; the chain must not keep it, or later rounds and stop() would.
+    this.chain = run.catch(() => {});
+    await run;
   }
 
   private async round(kind: RoundKind): Promise<void> {
@@ -241,7 +262,9 @@ export class Controller {
         ts: this.clock.wallMs(),
       });
     }
-    for (const e of this.entries.values()) await this.publishPlan(e);
+    // Not awaited: a QoS 1 publish waits for the broker's ack, and a broker outage must not stop
+    // scheduling. Calls are made in order, so the retained plans still end on this round's.
+    for (const e of this.entries.values()) void this.publishPlan(e);
     this.reportJobs();
     await this.save();
     if (outcome.needsFullRound) this.requestRound('full');

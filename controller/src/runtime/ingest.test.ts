@@ -75,7 +75,35 @@ describe('Ingest', () => {
     ingest.handle(metricsTopic(task), bytes(record(0)));
     ingest.handle(metricsTopic(task), bytes(record(1)));
     expect(calls).toBe(2);
-    expect(ingest.counters()).toMatchObject({ received: 2, sinkErrors: 1, rejectedTotal: 1 });
+    expect(ingest.counters()).toMatchObject({ received: 1, sinkErrors: 1, rejectedTotal: 1 });
+  });
+
+  it('accepts a resent record the sink could not use the first time (not a duplicate)', () => {
+    let known = false;
+    const records: number[] = [];
+    const ingest = new Ingest({
+      onRecord: (_t, r) => {
+        if (!known) throw new Error('record for unknown job');
+        records.push(r.seq);
+      },
+      onStatus: () => {},
+    });
+    ingest.handle(metricsTopic(task), bytes(record(0)));
+    known = true;
+    expect(ingest.handle(metricsTopic(task), bytes(record(0)))).toBe('accepted');
+    expect(records).toEqual([0]);
+    expect(ingest.perTask().get('ml/a/worker/0')).toEqual({ received: 1, maxSeq: 0 });
+  });
+
+  it('forgets a removed job, so the same name starts from seq 0 again', () => {
+    const { ingest, records } = build();
+    const other: TaskId = { ...task, job: 'b' };
+    ingest.handle(metricsTopic(task), bytes(record(0)));
+    ingest.handle(metricsTopic(other), bytes(record(0)));
+    ingest.forgetJob('ml', 'a');
+    expect(ingest.handle(metricsTopic(task), bytes(record(0)))).toBe('accepted');
+    expect(ingest.handle(metricsTopic(other), bytes(record(0)))).toBe('duplicate');
+    expect(records).toHaveLength(3);
   });
 
   it('ignores plan topics and cleared retained statuses', () => {

@@ -54,11 +54,19 @@ export class Ingest {
     }
     const d = decodePayload(metricsRecordSchema, payload);
     if (!d.ok) return this.reject(d.reason, topic, d.detail);
-    if (!this.markSeen(parsed.task, d.value.seq))
-      return this.reject('duplicate', topic, `seq ${d.value.seq}`);
+    if (this.hasSeen(parsed.task, d.value.seq)) return this.reject('duplicate', topic, `seq ${d.value.seq}`);
+    // Marked as seen only once the sink took it: a record it could not use (a job not known yet)
+    // is not a duplicate when the sidecar sends it again.
+    if (!this.deliver(() => this.sink.onRecord(parsed.task, d.value))) return 'accepted';
+    this.seqsOf(parsed.task).add(d.value.seq);
     this.received += 1;
-    this.deliver(() => this.sink.onRecord(parsed.task, d.value));
     return 'accepted';
+  }
+
+  /** Forgets the de-duplication state of a job's tasks (a removed job may come back under its name). */
+  forgetJob(namespace: string, job: string): void {
+    const prefix = `${namespace}/${job}/`;
+    for (const key of [...this.seen.keys()]) if (key.startsWith(prefix)) this.seen.delete(key);
   }
 
   /**
@@ -66,9 +74,10 @@ export class Ingest {
    * rebuilds the de-duplication state and the observations without counting it as new traffic.
    */
   replay(task: TaskId, record: MetricsRecord): void {
-    if (!this.markSeen(task, record.seq)) return;
+    if (this.hasSeen(task, record.seq)) return;
+    if (!this.deliver(() => this.sink.onRecord(task, record))) return;
+    this.seqsOf(task).add(record.seq);
     this.received += 1;
-    this.deliver(() => this.sink.onRecord(task, record));
   }
 
   /** Distinct records received per task key, and the highest seq seen. */
@@ -88,11 +97,15 @@ export class Ingest {
     };
   }
 
-  private markSeen(task: TaskId, seq: number): boolean {
+  private hasSeen(task: TaskId, seq: number): boolean {
+    return this.seen.get(taskKey(task))?.has(seq) ?? false;
+  }
+
+  private seqsOf(task: TaskId): SeqSet {
     const key = taskKey(task);
     let set = this.seen.get(key);
     if (!set) this.seen.set(key, (set = new SeqSet()));
-    return set.add(seq);
+    return set;
   }
 
   private reject(reason: RejectReason, topic: string, detail: string): RejectReason {
@@ -101,12 +114,15 @@ export class Ingest {
     return reason;
   }
 
-  private deliver(fn: () => void): void {
+  /** True when the sink took the message. */
+  private deliver(fn: () => void): boolean {
     try {
       fn();
+      return true;
     } catch (err) {
       this.sinkErrors += 1;
       this.onSinkError(err);
+      return false;
     }
   }
 }

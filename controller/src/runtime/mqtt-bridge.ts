@@ -13,6 +13,8 @@ export interface BridgeOptions {
   readonly password?: string | undefined;
   readonly ca?: string | undefined;
   readonly onMessage: (topic: string, payload: Uint8Array) => void;
+  /** Errors after the first CONNACK (connection resets, keep-alive timeouts); mqtt.js reconnects by itself. */
+  readonly onError?: (err: Error) => void;
 }
 
 export interface MqttBridge extends Publisher {
@@ -43,10 +45,17 @@ export async function connectBridge(o: BridgeOptions): Promise<MqttBridge> {
   // and mqtt.js acknowledges (and drops) messages nobody listens to.
   client.on('message', (topic, payload) => o.onMessage(topic, payload));
   await new Promise<void>((resolve, reject) => {
-    client.once('connect', () => resolve());
-    client.once('error', (err) => {
+    const failFirst = (err: Error) => {
       client.end(true);
       reject(err);
+    };
+    client.once('error', failFirst);
+    client.once('connect', () => {
+      // Later errors must neither end the client (it reconnects on its own) nor go unheard:
+      // an 'error' event without a listener would crash the process.
+      client.off('error', failFirst);
+      client.on('error', (err) => o.onError?.(err));
+      resolve();
     });
   });
   await client.subscribeAsync([METRICS_FILTER, STATUS_FILTER], { qos: 1 });

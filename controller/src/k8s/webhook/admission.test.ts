@@ -111,6 +111,22 @@ describe('sidecar-injection webhook on AdmissionReview fixtures', () => {
     expect(r.ok).toBe(false);
   });
 
+  it.each([
+    { name: 'volumes not a list', spec: { volumes: { a: 1 } } },
+    { name: 'volumeMounts not a list', container: { volumeMounts: 'x' } },
+  ])('answers an opt-in pod with malformed fields ($name) with its uid, not an exception', (c) => {
+    const f = fixture('opt-in');
+    const pod = structuredClone(f.request.object) as unknown as {
+      spec: Record<string, unknown> & { containers: Record<string, unknown>[] };
+    };
+    Object.assign(pod.spec, c.spec ?? {});
+    Object.assign(pod.spec.containers[0]!, c.container ?? {});
+    const out = review({ ...f, request: { ...f.request, object: pod } }, config(true));
+    expect(out.response).toMatchObject({ uid: f.request.uid, allowed: true });
+    expect(out.response.patch).toBeUndefined();
+    expect(out.response.warnings?.[0]).toMatch(/malformed Pod/);
+  });
+
   it('leaves an opt-in pod without the job label alone (the sidecar could not report)', () => {
     const f = fixture('opt-in');
     const pod = structuredClone(f.request.object);

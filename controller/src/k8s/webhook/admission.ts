@@ -62,9 +62,17 @@ export function reviewAdmission(body: unknown, cfg: SidecarConfig): ReviewResult
     typeof request['namespace'] === 'string'
       ? request['namespace']
       : ((pod['metadata'] as { namespace?: string } | undefined)?.namespace ?? '');
-  const outcome = mutate(pod, namespace, cfg);
-  if (outcome.kind !== 'mutated') return answer({ uid, allowed: true });
-  const ops = fastJsonPatch.compare(pod, outcome.pod as Record<string, unknown>);
+  let ops: readonly unknown[];
+  try {
+    const outcome = mutate(pod, namespace, cfg);
+    if (outcome.kind !== 'mutated') return answer({ uid, allowed: true });
+    ops = fastJsonPatch.compare(pod, outcome.pod as Record<string, unknown>);
+  } catch (err) {
+    // A Pod whose fields have the wrong types (the API server rejects it anyway): still answer
+    // this uid, and let it through unchanged as failurePolicy Ignore would.
+    const why = err instanceof Error ? err.message : String(err);
+    return answer({ uid, allowed: true, warnings: [`optimus: malformed Pod, nothing injected (${why})`] });
+  }
   return answer({
     uid,
     allowed: true,
