@@ -3,7 +3,7 @@
  * paper's Eq. 3/4 fitted on the same samples. Composition only: parsing and the protocol are pure.
  */
 import type { Command } from 'commander';
-import { loadMeasuredSpeeds } from '../../models/speed/measured-data-file';
+import { loadMeasuredSpeeds } from '../measured-data-file';
 import { evaluateSpeedModels, type SpeedEvalResult } from '../../models/speed/speed-eval';
 import { syntheticSpeedData } from '../../models/speed/synthetic';
 import { intFlag, note, numberFlag, printJson } from '../output';

@@ -57,11 +57,19 @@ function registerRun(k8s: Command): void {
       });
       const why = await Promise.race([signalled, run.lost.then(() => 'lost leadership')]);
       note(`optimus kubernetes: stopping (${why})`);
-      await run.stop();
-      // Losing the lease is not a clean exit: the pod restarts and campaigns again as a follower.
-      if (why === 'lost leadership') process.exitCode = 1;
+      const stopped = run.stop();
+      if (why === 'lost leadership') {
+        // A deposed leader must stop writing promptly, even mid-rollout: give the stop a bounded
+        // time, then exit non-zero so the pod restarts and campaigns again as a follower.
+        await Promise.race([stopped, new Promise((r) => setTimeout(r, DEPOSED_STOP_MS).unref())]);
+        process.exit(1);
+      }
+      await stopped;
     });
 }
+
+/** How long a replica that lost the lease may take to stop before it exits anyway. */
+const DEPOSED_STOP_MS = 10_000;
 
 export function registerKubernetesCommands(program: Command): void {
   const k8s = program

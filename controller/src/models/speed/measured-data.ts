@@ -1,6 +1,6 @@
 /**
  * Parser of measured speed tables (`test/data/measured-speeds.csv` and files with its columns).
- * Pure: takes the CSV text; the file-reading wrapper is `measured-data-file.ts`.
+ * Pure: takes the CSV text; the file-reading wrapper is `controller/src/cli/measured-data-file.ts`.
  * Columns used: model, global_batch, num_ps, num_workers, worker_samples_per_sec (`;`-separated,
  * one value per worker), and optionally kvstore (dist_sync | dist_async; default sync).
  * Rows where any worker's speed is 0 are failed measurements: they are excluded and counted.

@@ -1,6 +1,6 @@
-/** File-reading edge of the measured-speed parser (the only I/O of the speed model's folder). */
+/** File-reading edge of the measured-speed parser (the pure parser lives in `models/speed`). */
 import { readFile } from 'node:fs/promises';
-import { parseMeasuredSpeeds, type MeasuredData } from './measured-data';
+import { parseMeasuredSpeeds, type MeasuredData } from '../models/speed/measured-data';
 
 /** Reads and parses a measured-speed CSV; errors name the file. */
 export async function loadMeasuredSpeeds(path: string): Promise<MeasuredData> {
