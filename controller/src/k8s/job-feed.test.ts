@@ -58,7 +58,8 @@ describe('job feed: OptimusJobs → runtime', () => {
     expect(first.rejected.map((r) => r.id)).toEqual(['default/bad', 'default/Caps.Dots']);
     expect(sink.specs[0]).toMatchObject({
       name: 'a',
-      psDemand: { cpu: 1, memory: 2 * 2 ** 30 },
+      // The PS demand includes the job's MXNet scheduler pod (100m, 256 Mi).
+      psDemand: { cpu: 1.1, memory: 2 * 2 ** 30 + 256 * 2 ** 20 },
       workerDemand: { cpu: 2 },
       stepsPerEpoch: 100,
     });
@@ -81,5 +82,21 @@ describe('job feed: OptimusJobs → runtime', () => {
       { id: 'default/old', error: 'API down' },
     ]);
     expect(r.rejected).toEqual([]);
+  });
+});
+
+describe('job feed: pod overhead', () => {
+  const GiB = 1024 ** 3;
+  const MiB = 1024 ** 2;
+  it('counts the injected sidecar on every pod and the MXNet scheduler pod on the PS tasks', async () => {
+    const sink = new FakeSink();
+    await syncJobs(sink, [entry('a')], { cpu: 0.01, memory: 48 * MiB });
+    const [s] = sink.specs;
+    // PS: 1 cpu / 2 GiB + sidecar 10m / 48 Mi + scheduler 100m / 256 Mi.
+    expect(s?.psDemand.cpu).toBeCloseTo(1.11, 9);
+    expect(s?.psDemand.memory).toBe(2 * GiB + 48 * MiB + 256 * MiB);
+    // Worker: 2 cpu + sidecar 10m / 48 Mi, no scheduler share.
+    expect(s?.workerDemand.cpu).toBeCloseTo(2.01, 9);
+    expect(s?.workerDemand.memory).toBe(48 * MiB);
   });
 });

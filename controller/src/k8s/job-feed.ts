@@ -2,6 +2,7 @@
  * Keeps the runtime's job list in step with the OptimusJobs in the cluster: new valid jobs are
  * submitted, deleted ones removed; a job the runtime rejects gets an `Invalid` condition.
  */
+import type { Resources } from '../../../shared/src/units';
 import type { JobSpec } from '../runtime/job-spec';
 import { jobIdOf, parseJobSpec } from '../runtime/job-spec';
 import type { JobEntry } from './job-source';
@@ -26,7 +27,12 @@ export interface FeedResult {
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** One reconciliation pass over `entries` (all OptimusJobs the informer holds). */
-export async function syncJobs(sink: JobSink, entries: readonly JobEntry[]): Promise<FeedResult> {
+export async function syncJobs(
+  sink: JobSink,
+  entries: readonly JobEntry[],
+  /** Requests every PS/worker pod carries beyond the job's own (the injected sidecar). */
+  podOverhead: Resources = {},
+): Promise<FeedResult> {
   const known = new Set(sink.records().map((r) => jobIdOf(r.spec)));
   const present = new Set(entries.map((e) => e.id));
   const result: FeedResult = { submitted: [], removed: [], rejected: [], failed: [] };
@@ -36,7 +42,7 @@ export async function syncJobs(sink: JobSink, entries: readonly JobEntry[]): Pro
       result.rejected.push({ id: e.id, error: e.error });
       continue;
     }
-    const parsed = parseJobSpec(toJobSpecInput(e));
+    const parsed = parseJobSpec(toJobSpecInput(e, podOverhead));
     if (!parsed.ok) {
       result.rejected.push({ id: e.id, error: parsed.error });
       continue;

@@ -28,6 +28,7 @@ import { createKubernetesBackend } from './index';
 import { JobApi } from './job-api';
 import { syncJobs } from './job-feed';
 import { splitJobId } from './names';
+import { parseResources } from './quantity';
 import { KubernetesRuntimeBackend } from './runtime-backend';
 import { DEFAULT_SIDECAR_RESOURCES } from './webhook/sidecar-config';
 
@@ -147,10 +148,12 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   await ctl.start(rt.running());
   for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
   const jobApi = new JobApi(backend.clients);
+  // Injected sidecars request resources in every PS/worker pod: the policy must count them.
+  const podOverhead = cfg.sidecarImage ? sidecarRequests(cfg.sidecarResources) : {};
   let retry: NodeJS.Timeout | undefined;
   const feed = debounce(
     async () => {
-      const r = await syncJobs(ctl, backend.jobs.list());
+      const r = await syncJobs(ctl, backend.jobs.list(), podOverhead);
       for (const { id, error } of r.rejected) await markInvalid(jobApi, id, error);
       if (r.submitted.length || r.removed.length) log.info(r, 'jobs synced from OptimusJobs');
       if (r.failed.length === 0) return;
@@ -253,4 +256,10 @@ function debounce(fn: () => Promise<void>, ms: number, onError: (err: unknown) =
       running = running.then(fn).catch(onError);
     }, ms);
   };
+}
+
+/** The requests of one injected sidecar, in base units (the configured ones, or the defaults). */
+function sidecarRequests(configured: ControllerConfig['sidecarResources']): Record<string, number> {
+  const requests = Object.keys(configured).length ? configured.requests : DEFAULT_SIDECAR_RESOURCES.requests;
+  return parseResources(requests);
 }

@@ -10,13 +10,30 @@ import type { ServerSnapshot } from '../scheduling/types';
 import type { KubernetesBackend } from './index';
 import type { JobEntry } from './job-source';
 import { currentOf } from './job-source';
+import type { Resources } from '../../../shared/src/units';
 import { demandOf } from './optimus-job';
+import { SCHEDULER_REQUESTS } from './pod-builder';
+import { addResources, parseResources } from './quantity';
 import { ProgressPublisher } from './progress-publisher';
 
-/** An OptimusJob → the runtime's job spec input (validated by the runtime's own schema). */
-export function toJobSpecInput(entry: Extract<JobEntry, { valid: true }>): JobSpecInput {
+/**
+ * An OptimusJob → the runtime's job spec input (validated by the runtime's own schema).
+ *
+ * The policy sees what the job's pods really request: every PS and worker pod also carries the
+ * injected sidecar (`podOverhead`), and the job's one MXNet scheduler pod is counted on its PS
+ * tasks (conservative by (p − 1) × its small request, but never leaves a pinned pod
+ * unschedulable on a node the policy thought had room).
+ */
+export function toJobSpecInput(
+  entry: Extract<JobEntry, { valid: true }>,
+  podOverhead: Resources = {},
+): JobSpecInput {
   const { job, spec } = entry;
-  const demand = demandOf(spec);
+  const base = demandOf(spec);
+  const demand = {
+    ps: addResources(addResources(base.ps, podOverhead), parseResources(SCHEDULER_REQUESTS)),
+    worker: addResources(base.worker, podOverhead),
+  };
   return {
     namespace: job.metadata.namespace,
     name: job.metadata.name,
