@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMALL_WORKLOAD } from '../../controller/src/local/demo-workload';
 import { startLocal, type LocalRun } from '../../controller/src/local/run-local';
 import type { RunSummary } from '../../controller/src/local/summary';
+import type { JobPlan } from '../../shared/src/schemas';
 import { retainedPlans, until } from './helpers';
 
 describe('local mode end to end', () => {
@@ -36,7 +37,7 @@ describe('local mode end to end', () => {
       () => run.controller.records().some((r) => r.phase === 'running' && r.current),
       60_000,
     );
-    for (let i = 0; i < 5 && !midRunPlansMatched; i += 1) {
+    for (let i = 0; i < 10 && !midRunPlansMatched; i += 1) {
       const plans = await retainedPlans(run.brokerUrl);
       midRunPlansMatched = run.controller.records().every((r) => {
         const p = plans.get(`${r.spec.namespace}/${r.spec.name}`);
@@ -93,7 +94,18 @@ describe('local mode end to end', () => {
 
   it('keeps the retained plan topics in step with the decisions', async () => {
     expect(midRunPlansMatched).toBe(true);
-    const plans = await retainedPlans(run.brokerUrl);
+    // Plans are published without waiting for the broker (an outage must not stall rounds), so the
+    // retained topics catch up with the last decisions a moment after the jobs finish.
+    let plans = new Map<string, JobPlan>();
+    const settled = () =>
+      run.controller
+        .records()
+        .every((r) => plans.get(`${r.spec.namespace}/${r.spec.name}`)?.state === 'done');
+    await until(
+      'retained plans of the finished jobs',
+      async () => settled() || ((plans = await retainedPlans(run.brokerUrl)), settled()),
+      10_000,
+    ).catch(() => undefined); // the assertions below say what differs
     for (const r of run.controller.records()) {
       expect(plans.get(`${r.spec.namespace}/${r.spec.name}`)).toMatchObject({
         state: 'done',

@@ -3,7 +3,8 @@
  * phases, like Kueue's `schedule()`:
  *   1. prepare   — validate and vectorise the snapshot (invalid jobs wait with a reason);
  *   2. allocate  — shapes against the cluster's aggregate pool;
- *   3. keep      — running jobs with an unchanged shape stay on their servers if they still fit;
+ *   3. keep      — running jobs with an unchanged shape (optionally: a smaller one) stay on
+ *                  their servers if they still fit;
  *   4. place     — the placer puts the rest on servers, whole jobs or nothing;
  *   5. re-run    — jobs that could not be placed wait, their share goes back to the pool and
  *                  allocation runs again for the others (at most `passes` times);
@@ -26,6 +27,8 @@ export interface ComposeOptions {
   readonly stragglers?: StragglerOptions | false;
   /** Allocation + placement passes before unplaced jobs simply wait (default 3). */
   readonly passes?: number;
+  /** A running job that shrinks keeps its remaining tasks where they are (`core/sticky.ts`). */
+  readonly keepShrunk?: boolean;
 }
 
 interface RoundResult {
@@ -61,7 +64,9 @@ function schedule(prepared: PreparedInput, options: ComposeOptions, passes: numb
       if (shape) toPlace.push({ job, shape });
     }
     const free = prepared.servers.map((s) => Float64Array.from(s.allocatable));
-    const placements = keepCurrentPlacements(prepared, toPlace, free);
+    const placements = keepCurrentPlacements(prepared, toPlace, free, {
+      shrinks: options.keepShrunk ?? false,
+    });
     const kept = new Set(placements.keys());
     const result = options.placer.place({
       input: prepared,

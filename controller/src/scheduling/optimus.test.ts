@@ -124,12 +124,17 @@ describe('resize cost: running jobs do not churn', () => {
   });
 
   it('a running job still shrinks when a new job needs the room', () => {
+    // Updated for shrink protection (allocation/protect.ts): this case used a restart cost of 1e9 s
+    // and a linear speed-up, where shrinking `a` costs it more than `b` could wait for it to finish;
+    // such a job now keeps its shape. A job with diminishing returns and a realistic restart cost
+    // still makes room.
     const input = snapshot()
-      .restartCost(1e9)
+      .restartCost(30)
       .servers(server('s1').cpu(8))
       .jobs(
         job('a')
-          .speed(linearInWorkers)
+          .speed(exact((_p, w) => Math.sqrt(w)))
+          .remaining(1e6)
           .running({ ps: 1, workers: 7 }, { ps: ['s1'], workers: Array<string>(7).fill('s1') }),
         job('b').arrival(10).speed(linearInWorkers),
       )

@@ -17,6 +17,8 @@ export interface OptimusOptions extends MarginalGainOptions, FewestServersOption
   readonly stragglers?: StragglerOptions | false;
   /** Allocation + placement passes per round (default 3). */
   readonly passes?: number;
+  /** A running job that shrinks keeps its remaining tasks where they are (default true). */
+  readonly keepShrunk?: boolean;
 }
 
 /** The two parts of Optimus, for benchmarks that time them separately. */
@@ -30,6 +32,7 @@ export function optimusPolicy(options: OptimusOptions = {}): Policy {
     description: 'Optimus: marginal-gain allocation, fewest-servers even placement, straggler replacement',
     ...optimusParts(options),
     stragglers: options.stragglers ?? {},
+    keepShrunk: options.keepShrunk ?? true,
     ...(options.passes === undefined ? {} : { passes: options.passes }),
   });
 }

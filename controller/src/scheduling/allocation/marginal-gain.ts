@@ -12,6 +12,10 @@
  *    and a running job only changes shape when the predicted saving over its remaining time
  *    exceeds `restartCostSec`, otherwise it keeps its current shape if the pool allows.
  *    Resources freed that way go to jobs that are not running.
+ * 4. Shrink protection (beyond the paper, with the resize cost): a running job whose tentative
+ *    shape would cost it more (slower finish + restart) than its remaining time — the longest
+ *    anyone taking its resources could have to wait for them — keeps its current shape, and the
+ *    allocation runs once more for the others around it (`protect.ts`).
  *
  * Gain (`GainMode`, default 'relative', beyond the paper): the paper's gain is seconds saved per
  * unit of resource, which favours long jobs — a task saving 10% of a 5,000 s job beats one
@@ -22,12 +26,12 @@
  * gain, 1,063 s with the relative one; p95 2,657 s vs 2,757 s.
  */
 import type { Allocation, AllocationRequest, Allocator } from '../core/parts';
-import type { PreparedJob } from '../core/prepare';
 import { remainingSeconds, saving } from '../core/remaining-time';
 import { add, bundle, fits, subtract } from '../core/resource-vector';
 import type { JobShape } from '../types';
-import { grow } from './grow';
+import { grow, type GrowOptions } from './grow';
 import { minimumShapes, type GrowState } from './minimum-shapes';
+import { notWorthSlowingDown, reserveCurrentShapes, withinBounds } from './protect';
 
 export interface MarginalGainOptions {
   /** Apply the resize-cost rules to running jobs (default true). */
@@ -36,6 +40,8 @@ export interface MarginalGainOptions {
   readonly gain?: GainMode;
   /** Also weigh +1 PS +1 worker as one step of the greedy loop (default true). */
   readonly lookAhead?: boolean;
+  /** Shrink protection, with `resizeCost` (default true); see `protect.ts`. */
+  readonly protect?: boolean;
 }
 
 /**
@@ -50,27 +56,47 @@ export function marginalGainAllocator(options: MarginalGainOptions = {}): Alloca
   return {
     name: 'marginal-gain',
     allocate(request: AllocationRequest): Allocation {
-      const pool = Float64Array.from(request.input.total);
-      const { states, waiting } = minimumShapes(request.jobs, pool);
+      const restartSec = request.input.restartCostSec;
       const growOptions = {
         relative: (options.gain ?? 'relative') === 'relative',
         pairs: options.lookAhead ?? true,
-        restartSec: resizeCost ? request.input.restartCostSec : 0,
+        restartSec: resizeCost ? restartSec : 0,
       };
-      grow(states, pool, growOptions);
-      if (resizeCost) {
-        keepShapesNotWorthARestart(states, pool, request.input.restartCostSec);
-        grow(
-          states.filter((s) => s.job.snapshot.current === null),
-          pool,
-          growOptions,
-        );
-      }
+      const first = allocateFrom(request, new Set(), growOptions, resizeCost);
+      const keep =
+        resizeCost && (options.protect ?? true) ? notWorthSlowingDown(first.states, restartSec) : null;
+      // One more run with the protected jobs' shapes reserved; not iterated, so a round costs at
+      // most two allocations.
+      const { states, waiting } = keep?.size ? allocateFrom(request, keep, growOptions, true) : first;
       const shapes = new Map<string, JobShape>();
       for (const s of states) shapes.set(s.job.id, { ps: s.ps, workers: s.workers });
       return { shapes, waiting };
     },
   };
+}
+
+/** One allocation: reserved shapes, minimum shapes, the greedy loop, the resize-cost rule. */
+function allocateFrom(
+  request: AllocationRequest,
+  reserved: ReadonlySet<string>,
+  growOptions: GrowOptions,
+  resizeCost: boolean,
+): { states: GrowState[]; waiting: Map<string, string> } {
+  const pool = Float64Array.from(request.input.total);
+  const kept = reserveCurrentShapes(request.jobs, reserved, pool);
+  const keptIds = new Set(kept.map((s) => s.job.id));
+  const others = keptIds.size ? request.jobs.filter((j) => !keptIds.has(j.id)) : request.jobs;
+  const { states, waiting } = minimumShapes(others, pool);
+  grow(states, pool, growOptions);
+  if (resizeCost) {
+    keepShapesNotWorthARestart(states, pool, request.input.restartCostSec);
+    grow(
+      states.filter((s) => s.job.snapshot.current === null),
+      pool,
+      growOptions,
+    );
+  }
+  return { states: [...kept, ...states], waiting };
 }
 
 /**
@@ -103,13 +129,4 @@ function keepShapesNotWorthARestart(states: GrowState[], pool: Float64Array, res
       subtract(pool, now);
     }
   }
-}
-
-function withinBounds(job: PreparedJob, shape: JobShape): boolean {
-  return (
-    shape.ps >= job.minPs &&
-    shape.ps <= job.maxPs &&
-    shape.workers >= job.minWorkers &&
-    shape.workers <= job.maxWorkers
-  );
 }

@@ -1,6 +1,12 @@
 /**
  * Churn avoidance in placement: a running job whose shape did not change keeps its servers when
  * they still hold it, so a round does not move tasks for nothing. Runs before the placer.
+ *
+ * With `shrinks` (Optimus), a job that runs smaller than before keeps the tasks that remain
+ * (lowest indexes) where they are. Such a job held more on these servers a moment ago, so the
+ * subset fits unless a job kept earlier took the room; placed afresh instead, it came after
+ * the newcomers and the placer often had to shrink it far below its allocation (7 PS + 3
+ * workers allocated 4 + 2, run as 1 + 1 on the paper workload).
  */
 import type { JobShape, TaskPlacement } from '../types';
 import type { PlacementJob } from './parts';
@@ -12,11 +18,18 @@ export function keepCurrentPlacements(
   input: PreparedInput,
   jobs: readonly PlacementJob[],
   free: Float64Array[],
+  options: { readonly shrinks?: boolean } = {},
 ): Map<string, readonly TaskPlacement[]> {
   const kept = new Map<string, readonly TaskPlacement[]>();
   for (const { job, shape } of jobs) {
-    const current = job.snapshot.current;
-    if (!current || !sameShape(current.shape, shape) || !complete(current.placement, shape)) continue;
+    const now = job.snapshot.current;
+    if (!now || !complete(now.placement, now.shape)) continue;
+    const current = sameShape(now.shape, shape)
+      ? now
+      : options.shrinks
+        ? remainingTasks(now.placement, now.shape, shape)
+        : null;
+    if (!current) continue;
     const servers: number[] = [];
     for (const t of current.placement) {
       const s = input.serverIndex.get(t.server);
@@ -57,4 +70,14 @@ function complete(placement: readonly TaskPlacement[], shape: JobShape): boolean
     seen.add(`${t.role}:${t.index}`);
   }
   return seen.size === placement.length;
+}
+
+/** The tasks a shrink from `from` to `to` keeps (lowest indexes); null unless it is a shrink. */
+function remainingTasks(
+  placement: readonly TaskPlacement[],
+  from: JobShape,
+  to: JobShape,
+): { placement: readonly TaskPlacement[] } | null {
+  if (to.ps > from.ps || to.workers > from.workers) return null;
+  return { placement: placement.filter((t) => t.index < (t.role === 'ps' ? to.ps : to.workers)) };
 }
