@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventHub } from '../runtime/events';
 import type { JobSpec } from '../runtime/job-spec';
-import { createApp, type ApiRuntime } from './app';
+import { createApp, MAX_QUEUED_EVENTS, type ApiRuntime } from './app';
 import { listen, type RunningServer } from './serve';
 
 class FakeRuntime implements ApiRuntime {
@@ -122,6 +122,24 @@ describe('HTTP API (real socket)', () => {
     let text = '';
     while (!text.includes('event: job')) text += new TextDecoder().decode((await reader.read()).value);
     expect(text).toContain('"phase":"running"');
+    await reader.cancel();
+  });
+});
+
+describe('HTTP API event stream', () => {
+  it('keeps only the newest events for a client that falls behind, and says how many it dropped', async () => {
+    const rt = new FakeRuntime();
+    const res = await createApp({ runtime: rt }).request('/api/v1/events');
+    const reader = res.body!.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value);
+    // Emitted synchronously: the stream cannot send any of them before all are queued.
+    for (let i = 0; i < MAX_QUEUED_EVENTS + 500; i += 1)
+      rt.events.emit({ type: 'job', id: `default/j${i}`, phase: 'running', ts: i });
+    while (!text.includes('default/j1499')) text += decoder.decode((await reader.read()).value);
+    expect(text).toContain('event: dropped\ndata: {"dropped":500}');
+    expect(text).not.toContain('"default/j499"');
+    expect(text).toContain('"default/j500"');
     await reader.cancel();
   });
 });

@@ -35,6 +35,9 @@ export interface AppOptions {
 /** A job spec is a few hundred bytes; anything near this is a mistake or an attack. */
 const MAX_BODY_BYTES = 64 * 1024;
 
+/** Events buffered per SSE client; older ones are dropped (and counted) for a slow reader. */
+export const MAX_QUEUED_EVENTS = 1000;
+
 export function createApp(o: AppOptions): Hono {
   const app = new Hono();
   const rt = o.runtime;
@@ -91,8 +94,13 @@ export function createApp(o: AppOptions): Hono {
     streamSSE(c, async (stream) => {
       const queue: RuntimeEvent[] = [];
       let wake: (() => void) | null = null;
+      let dropped = 0;
       const off = rt.events.subscribe((e) => {
-        queue.push(e);
+        // A client that does not read must not grow our memory: keep the newest events only.
+        if (queue.push(e) > MAX_QUEUED_EVENTS) {
+          queue.shift();
+          dropped += 1;
+        }
         wake?.();
       });
       stream.onAbort(() => {
@@ -101,6 +109,10 @@ export function createApp(o: AppOptions): Hono {
       });
       await stream.writeSSE({ event: 'hello', data: JSON.stringify({ jobs: rt.list().length }) });
       while (!stream.aborted) {
+        if (dropped > 0) {
+          await stream.writeSSE({ event: 'dropped', data: JSON.stringify({ dropped }) });
+          dropped = 0;
+        }
         const e = queue.shift();
         if (e) await stream.writeSSE({ event: e.type, data: JSON.stringify(e) });
         else await new Promise<void>((r) => (wake = r));

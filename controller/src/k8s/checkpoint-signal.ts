@@ -35,10 +35,11 @@ export class CheckpointLedger implements CheckpointSignal {
           resolve(ok);
         },
       };
+      // unref: a pending wait must not keep a stopping controller alive for the whole grace period.
       const timer = setTimeout(() => {
         this.waiters.delete(w);
         resolve(false);
-      }, timeoutMs);
+      }, timeoutMs).unref();
       this.waiters.add(w);
     });
   }

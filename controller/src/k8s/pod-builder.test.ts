@@ -94,6 +94,36 @@ describe('pod builder', () => {
     expect(w.spec?.containers[0]?.resources?.limits).toEqual({ 'nvidia.com/gpu': '1' });
   });
 
+  it('keeps the membership variables it manages even when the user sets them', () => {
+    const userSpec: OptimusJobSpec = {
+      ...spec,
+      container: {
+        ...spec.container,
+        env: [
+          { name: 'DMLC_NUM_WORKER', value: '99' },
+          { name: 'X', value: '1' },
+        ],
+      },
+    };
+    const built = buildJobPods({
+      job,
+      spec: userSpec,
+      shape: { ps: 1, workers: 2 },
+      placement: [
+        { role: 'ps', index: 0, server: 'cpu-0' },
+        { role: 'worker', index: 0, server: 'gpu-0' },
+        { role: 'worker', index: 1, server: 'gpu-1' },
+      ],
+    });
+    for (const pod of built) {
+      const vars = pod.spec?.containers[0]?.env ?? [];
+      expect(vars.filter((e) => e.name === 'DMLC_NUM_WORKER')).toEqual([
+        { name: 'DMLC_NUM_WORKER', value: '2' },
+      ]);
+      expect(vars).toContainEqual({ name: 'X', value: '1' });
+    }
+  });
+
   it('builds a headless Service that publishes not-ready addresses', () => {
     const svc = buildHeadlessService(job);
     expect(svc.spec).toMatchObject({

@@ -77,6 +77,17 @@ export const schedulerHost = (job: OptimusJob): string =>
   `scheduler-0.${job.metadata.name}.${job.metadata.namespace}.svc`;
 
 function envOf(input: RolloutInput, role: PodRole): V1EnvVar[] {
+  const managed = managedEnv(input, role);
+  // The controller owns the membership variables: a user value for one of them (e.g. a stale
+  // DMLC_NUM_WORKER copied from a hand-written MXJob) is dropped rather than left to override it.
+  const owned = new Set(managed.map((e) => e.name));
+  const user = (input.spec.container.env ?? [])
+    .filter((e) => !owned.has(e.name))
+    .map((e) => ({ name: e.name, value: e.value ?? '' }));
+  return [...managed, ...user];
+}
+
+function managedEnv(input: RolloutInput, role: PodRole): V1EnvVar[] {
   const dmlcRole = role === 'ps' ? 'server' : role;
   return [
     { name: 'DMLC_ROLE', value: dmlcRole },
@@ -96,7 +107,6 @@ function envOf(input: RolloutInput, role: PodRole): V1EnvVar[] {
           },
         ]
       : []),
-    ...(input.spec.container.env ?? []).map((e) => ({ name: e.name, value: e.value ?? '' })),
   ];
 }
 
