@@ -3,6 +3,7 @@
  * true loss curve (Eq. 1), plus the epoch at which the job's own convergence rule stops it.
  * Pure; the trainer process and the tests share it.
  */
+import { seededRandom } from '../../models/random';
 
 export interface GroundTruth {
   readonly mode: 'sync' | 'async';
@@ -59,14 +60,7 @@ export function trueEpochs(g: GroundTruth): number {
 
 /** A small deterministic PRNG (mulberry32) with a Gaussian helper, for reproducible noise. */
 export function rng(seed: number): { uniform(): number; gaussian(): number } {
-  let a = seed >>> 0;
-  const uniform = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const uniform = seededRandom(seed);
   return {
     uniform,
     gaussian: () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform()),

@@ -6,7 +6,7 @@
  * maxima that make the allocation end near 25 tasks per job.
  */
 import { GiB, RESOURCE_CPU, RESOURCE_GPU, RESOURCE_MEMORY } from '../../../../shared/src/units';
-import { seededRandom } from '../core/random';
+import { seededRandom } from '../../models/random';
 import { eq3, eq4, job, server, snapshot } from '../testing/builders';
 import type { PolicyInput } from '../types';
 

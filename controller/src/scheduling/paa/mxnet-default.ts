@@ -4,7 +4,7 @@
  * (the paper describes the choice as random; here a seeded random choice, so runs repeat); a
  * larger block is sliced evenly across all servers (slice sizes differ by at most one).
  */
-import { seededRandom } from '../core/random';
+import { seededRandom } from '../../models/random';
 import type { AssignedPiece, Assignment, ParameterBlock } from './types';
 import { checkBlocks, checkPs } from './validate';
 
