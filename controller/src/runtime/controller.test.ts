@@ -2,18 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jobPlanSchema } from '../../../shared/src/schemas';
 import { planTopic } from '../../../shared/src/topics';
 import type { Controller } from './controller';
-import { jobSpecSchema } from './job-spec';
 import type { FakeBackend } from './testing';
-import { buildController, MemoryStore, speedRecord } from './testing';
+import { buildController, MemoryStore, speedRecord, testJobSpec } from './testing';
 
-const spec = (name: string) =>
-  jobSpecSchema.parse({
-    name,
-    batchSize: 64,
-    stepsPerEpoch: 100,
-    psDemand: { cpu: 1 },
-    workerDemand: { cpu: 1 },
-  });
+const spec = testJobSpec;
 
 let wall = 1_000;
 const now = () => wall;

@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { TaskId } from '../../../shared/src/topics';
-import { jobSpecSchema, type JobSpec } from './job-spec';
+import type { JobSpec } from './job-spec';
+import { testJobSpec } from './testing';
 import { findSpan, JobObservations, type ShapeSpan } from './observations';
 
 const spec = (over: Partial<JobSpec> = {}): JobSpec => ({
-  ...jobSpecSchema.parse({
-    name: 'a',
-    batchSize: 64,
-    stepsPerEpoch: 100,
-    psDemand: { cpu: 1 },
-    workerDemand: { cpu: 1 },
-  }),
+  ...testJobSpec('a'),
   ...over,
 });
 const worker = (index: number): TaskId => ({ namespace: 'default', job: 'a', role: 'worker', index });

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobReport } from './backend';
 import type { Controller } from './controller';
-import { jobSpecSchema } from './job-spec';
-import { buildController, FakeBackend, speedRecord } from './testing';
+import { buildController, FakeBackend, speedRecord, testJobSpec } from './testing';
 
 /** The fake backend, plus the optional port method that shows job progress. */
 class ReportingBackend extends FakeBackend {
@@ -12,14 +11,7 @@ class ReportingBackend extends FakeBackend {
   }
 }
 
-const spec = (name: string) =>
-  jobSpecSchema.parse({
-    name,
-    batchSize: 64,
-    stepsPerEpoch: 100,
-    psDemand: { cpu: 1 },
-    workerDemand: { cpu: 1 },
-  });
+const spec = testJobSpec;
 
 let wall = 1_000;
 const started: Controller[] = [];

@@ -9,6 +9,7 @@ import type { Backend, BackendEvents, RuntimeDocument, StateStore, StoredRecord 
 import { scaledClock } from './clock';
 import { Controller, type Publisher } from './controller';
 import type { Core, CurrentJob } from './core';
+import { jobSpecSchema, type JobSpec } from './job-spec';
 
 export class MemoryStore implements StateStore {
   doc: RuntimeDocument | null = null;
@@ -165,3 +166,13 @@ export function speedRecord(
   };
   return { topic: metricsTopic(task), payload: Buffer.from(JSON.stringify(record)), record, task };
 }
+
+/** A small valid job spec (1 CPU per task) named `name`, for runtime tests. */
+export const testJobSpec = (name: string): JobSpec =>
+  jobSpecSchema.parse({
+    name,
+    batchSize: 64,
+    stepsPerEpoch: 100,
+    psDemand: { cpu: 1 },
+    workerDemand: { cpu: 1 },
+  });
