@@ -52,7 +52,8 @@ export async function buildSidecar() {
     outfile: SIDECAR_BUNDLE,
     write: false,
     bundle: true,
-    minify: true,
+    // OPTIMUS_SIDECAR_NO_MINIFY=1 keeps function names, for CPU profiles (`perf`, `--cpu-prof`).
+    minify: process.env.OPTIMUS_SIDECAR_NO_MINIFY !== '1',
     platform: 'node',
     target: 'node20',
     format: 'cjs',

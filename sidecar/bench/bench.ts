@@ -1,10 +1,12 @@
 /**
- * `npm run bench:sidecar -- [--json] [--duration <s>] [--lines <n>]`
+ * `npm run bench:sidecar -- [--json] [--duration <s>] [--lines <n>] [--rate <lines/s>]
+ *   [--quiet-ms <ms>] [--node-flags=<flags>]`
  *
  * Measures in one run: parse throughput over a generated MXNet log; steady RSS and CPU of the bundled
- * sidecar (run with its production Node flags) tailing a log that grows at 100 lines/s; the RSS of a
- * bare idle `node -e`; and latency from a line written to its record reaching an MQTT subscriber
- * (embedded aedes on loopback).
+ * sidecar (run with its production Node flags unless `--node-flags` says otherwise) tailing a log that
+ * grows at 100 lines/s; the RSS of a bare idle `node -e`; latency from a line written to its record
+ * reaching an MQTT subscriber (embedded aedes on loopback); and, alongside, the CPU of the floor
+ * process (see FLOOR) and of a bare 100 Hz timer, so figures from a noisy machine can be compared.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
 import { buildSidecar, NODE_FLAGS, SIDECAR_BUNDLE } from '../build.mjs';
+import { QUIET_MS_DEFAULT } from '../src/config';
 import { parseBuffer } from '../src/parse/parse-buffer';
 import { mxnetLog } from './generate';
 
@@ -24,11 +27,17 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     lines: { type: 'string' },
     rate: { type: 'string' },
+    'node-flags': { type: 'string' },
+    'quiet-ms': { type: 'string' },
   },
 });
 const durationSec = Number(values.duration ?? 60);
 const parseLines = Number(values.lines ?? 1_000_000);
 const rate = Number(values.rate ?? 100);
+const quietMs = Number(values['quiet-ms'] ?? QUIET_MS_DEFAULT);
+/** Runtime flags for the measured sidecar (default: the production ones), to compare alternatives. */
+const sidecarFlags =
+  values['node-flags'] === undefined ? NODE_FLAGS : values['node-flags'].split(/\s+/).filter((f) => f !== '');
 const note = (msg: string): void => void process.stderr.write(`${msg}\n`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const clkTck = ((): number => {
@@ -90,12 +99,39 @@ interface TailFigures {
   cpuFraction: number;
   /** Wake-ups per second of the sidecar: at this rate each costs ~0.1 ms of CPU on this VM. */
   wakeupsPerSec: number;
-  /** A bare node waking 100 times a second, measured alongside: the machine's floor for this kind of load. */
+  /** A bare node waking 100 times a second, measured alongside. */
   referenceCpuFraction: number;
+  /** The least any tailer in Node must do at this batching delay, measured alongside (see {@link FLOOR}). */
+  floorCpuFraction: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
   linesWritten: number;
   recordsReceived: number;
+}
+
+/**
+ * The floor for this job on this machine: a Node process (same flags as the sidecar) that wakes every
+ * `quietMs`, reads what the log gained and writes it to a loopback TCP peer that answers each write
+ * with 4 bytes (like a PUBACK). No parsing, no disk outbox, no MQTT: whatever the sidecar costs above
+ * this is its own; what this costs is the machine's price for wake-ups, reads and loopback sends.
+ */
+const FLOOR = `
+const fs = require('fs'), net = require('net');
+const [port, log, q] = process.argv.slice(1);
+const buf = Buffer.allocUnsafe(65536);
+let fd = null, pos = 0;
+const s = net.connect(Number(port), '127.0.0.1', () => setInterval(() => {
+  try { fd ??= fs.openSync(log, 'r'); } catch { return; }
+  const n = fs.readSync(fd, buf, 0, buf.length, pos);
+  if (n > 0) { pos += n; s.write(Buffer.from(buf.subarray(0, n))); }
+}, Number(q)));
+s.on('data', () => {});
+`;
+
+async function floorPeer(): Promise<{ port: number; close: () => void }> {
+  const server = net.createServer((sock) => sock.on('data', () => sock.write(Buffer.alloc(4))));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as net.AddressInfo).port, close: () => server.close() };
 }
 
 async function tailRun(): Promise<TailFigures> {
@@ -125,7 +161,7 @@ async function tailRun(): Promise<TailFigures> {
   const child = spawn(
     process.execPath,
     [
-      ...NODE_FLAGS,
+      ...sidecarFlags,
       SIDECAR_BUNDLE,
       '--log',
       log,
@@ -141,9 +177,19 @@ async function tailRun(): Promise<TailFigures> {
       '0',
       '--batch-size',
       '32',
+      '--quiet-ms',
+      String(quietMs),
     ],
     { stdio: 'ignore' },
   );
+  const peer = await floorPeer();
+  const floor = spawn(
+    process.execPath,
+    [...NODE_FLAGS, '-e', FLOOR, String(peer.port), log, String(quietMs)],
+    { stdio: 'ignore' },
+  );
+  const floorPid = floor.pid as number;
+  let floor0 = 0;
   const pid = child.pid as number;
   const reference = spawn(process.execPath, ['-e', 'setInterval(() => {}, 10)'], { stdio: 'ignore' });
   const refPid = reference.pid as number;
@@ -172,6 +218,7 @@ async function tailRun(): Promise<TailFigures> {
       cpu0 = cpuSec(pid);
       wake0 = wakeups(pid);
       ref0 = cpuSec(refPid);
+      floor0 = cpuSec(floorPid);
       t0 = performance.now();
     }
     if (measuring && rss.length < (elapsed - warmupMs) / 1000) rss.push(rssBytes(pid));
@@ -183,9 +230,15 @@ async function tailRun(): Promise<TailFigures> {
   const cpuFraction = (cpuSec(pid) - cpu0) / window;
   const wakeupsPerSec = (wakeups(pid) - wake0) / window;
   const referenceCpuFraction = (cpuSec(refPid) - ref0) / window;
+  const floorCpuFraction = (cpuSec(floorPid) - floor0) / window;
   reference.kill();
+  floor.kill();
+  peer.close();
   await sleep(300);
   fs.closeSync(fd);
+  // SIGTERM first: a profiling flag (`--node-flags --cpu-prof`) writes its profile on a clean exit.
+  child.kill('SIGTERM');
+  await Promise.race([new Promise((r) => child.once('exit', r)), sleep(3000)]);
   child.kill('SIGKILL');
   await sub.endAsync(true);
   server.close();
@@ -197,6 +250,7 @@ async function tailRun(): Promise<TailFigures> {
     cpuFraction,
     wakeupsPerSec,
     referenceCpuFraction,
+    floorCpuFraction,
     latencyP50Ms: percentile(latencies, 0.5),
     latencyP99Ms: percentile(latencies, 0.99),
     linesWritten: n,
@@ -221,7 +275,9 @@ async function main(): Promise<void> {
     rssBytes: tail.rssBytes,
     bareNodeRssBytes,
     cpuFraction: Number(tail.cpuFraction.toFixed(4)),
+    floorCpuFraction: Number(tail.floorCpuFraction.toFixed(4)),
     referenceTimerCpuFraction: Number(tail.referenceCpuFraction.toFixed(4)),
+    quietMs,
     wakeupsPerSec: Math.round(tail.wakeupsPerSec),
     latencyP99Ms: Number(tail.latencyP99Ms.toFixed(1)),
     latencyP50Ms: Number(tail.latencyP50Ms.toFixed(1)),
@@ -231,7 +287,7 @@ async function main(): Promise<void> {
     recordsReceived: tail.recordsReceived,
     durationSec,
     loadAverage1m: os.loadavg()[0],
-    nodeFlags: NODE_FLAGS,
+    nodeFlags: sidecarFlags,
   };
   if (values.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
   else

@@ -100,7 +100,7 @@ export class Pipeline implements TailSink {
     const pos = this.pos - this.splitter.pendingBytes;
     const entries = this.sequence(pos);
     this.opts.outbox.append(entries);
-    for (const e of entries) this.opts.courier.enqueue(e);
+    this.opts.courier.enqueueAll(entries);
     this.wakeId++;
     this.opts.onProgress({ ino: this.ino, pos, nextSeq: this.nextSeq });
   }

@@ -72,9 +72,10 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
       checkDone();
     },
   });
-  for (const e of pendingAtStart) courier.enqueue(e);
+  courier.enqueueAll(pendingAtStart);
 
   let finishedReading = false;
+  let lastAckPoll = 0;
   let resolveExit: (code: number) => void = () => undefined;
   const exit = new Promise<number>((r) => (resolveExit = r));
   const conn = new MqttConnection({
@@ -102,7 +103,13 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
       log.info('disconnected', { reason, pending: courier.pendingCount });
     },
     onAck: (id, ok) => courier.onAck(id, ok),
+    // A file is polled at least every OPTIMUS_POLL_MS, so its acknowledgements can wait for the next
+    // read (ADR 0008); standard input may stay silent for long, so there they are read at once.
+    acksMayWait: cfg.logPath === '-' ? undefined : () => acksMayWait(),
   });
+  // Read acknowledgements at once while the end of the training, the window or backpressure waits on them.
+  const acksMayWait = (): boolean =>
+    !finishedReading && !courier.needsAcks && courier.pendingCount < cfg.maxPending;
   courier.attach(conn);
 
   const pipeline = new Pipeline({
@@ -117,6 +124,14 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
     log,
     now: Date.now,
     onProgress: (p) => {
+      // Acknowledgements are read in batches (ADR 0008): once half the window is in flight, or after a
+      // poll interval, so a steady trickle does not wake the process for each of them.
+      const now = Date.now();
+      if (!acksMayWait() || courier.acksWanted || now - lastAckPoll >= cfg.pollMs) {
+        lastAckPoll = now;
+        conn.pollAcks();
+      }
+      if (p.ino === state.ino && p.pos === state.pos && p.nextSeq === state.nextSeq) return;
       state.ino = p.ino;
       state.pos = p.pos;
       state.nextSeq = p.nextSeq;
@@ -124,6 +139,7 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
     },
     onFinished: () => {
       finishedReading = true;
+      conn.pollAcks();
       log.info('training finished; delivering the rest', {
         pending: courier.pendingCount,
         ...pipeline.counters,

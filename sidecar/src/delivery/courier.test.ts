@@ -9,10 +9,18 @@ interface Sent {
 }
 
 /** A link that records publishes; `connected` toggles like a socket would. */
-function fakeLink(): Link & { sent: Sent[]; connected: boolean } {
+function fakeLink(): Link & { sent: Sent[]; connected: boolean; polls: number; flushes: number } {
   const link = {
     sent: [] as Sent[],
     connected: true,
+    polls: 0,
+    pollAcks() {
+      link.polls++;
+    },
+    flushes: 0,
+    flush() {
+      link.flushes++;
+    },
     get isConnected() {
       return link.connected;
     },
@@ -58,6 +66,31 @@ describe('Courier', () => {
     vi.advanceTimersByTime(1);
     expect(link.sent.map((x) => x.payload)).toEqual(['r0', 'r1', 'r2']);
     expect(c.pendingCount).toBe(4);
+  });
+
+  it('sends a batch in one flush and asks for acknowledgements only when they gate progress', () => {
+    const { c, link } = make({ window: 4 });
+    c.enqueueAll([entry(0)]);
+    expect([link.flushes, link.polls, c.needsAcks, c.acksWanted]).toEqual([1, 0, false, false]);
+    c.enqueueAll([entry(1), entry(2), entry(3), entry(4)]);
+    // One flush for the batch; the window is full with a record still queued: read acks now.
+    expect(link.flushes).toBe(2);
+    expect(link.sent).toHaveLength(4);
+    expect([link.polls, c.needsAcks, c.acksWanted]).toEqual([1, true, true]);
+    for (const s of [...link.sent]) c.onAck(s.id, true);
+    now += 1; // one token
+    vi.advanceTimersByTime(1);
+    expect(link.sent).toHaveLength(5);
+    expect([c.needsAcks, c.acksWanted]).toEqual([false, false]);
+  });
+
+  it('asks for the acknowledgement of a control message at once', async () => {
+    const { c, link } = make();
+    const done = c.sendControl('status', 'online');
+    expect([link.polls, c.needsAcks]).toEqual([1, true]);
+    c.onAck(link.sent[0]!.id, true);
+    await expect(done).resolves.toBe(true);
+    expect(c.needsAcks).toBe(false);
   });
 
   it('reports the acknowledged prefix even when acks come out of order', () => {

@@ -14,6 +14,10 @@ export interface Link {
     packetId: number,
     flags?: { retain?: boolean; dup?: boolean },
   ): boolean;
+  /** Sends what `publish` queued (the courier calls it once per batch). */
+  flush(): void;
+  /** Read acknowledgements now: progress waits on them. */
+  pollAcks(): void;
 }
 
 export interface CourierOptions {
@@ -54,6 +58,22 @@ export class Courier {
   }
 
   private unacked = 0;
+  private controlsInFlight = 0;
+  /**
+   * True while acknowledgements gate progress: queued records wait for room in the window or a
+   * control message (status) waits for its acknowledgement.
+   */
+  get needsAcks(): boolean {
+    return this.controlsInFlight > 0 || this.cursor < this.queue.length;
+  }
+
+  /**
+   * True once half the in-flight window awaits acknowledgement: time to read them, before the window
+   * fills and sending stalls. Below that they may wait to be read in a batch.
+   */
+  get acksWanted(): boolean {
+    return this.inflight.size * 2 >= this.window;
+  }
 
   /** Records not yet acknowledged. */
   get pendingCount(): number {
@@ -73,8 +93,14 @@ export class Courier {
   }
 
   enqueue(entry: OutboxEntry): void {
-    this.queue.push({ entry, acked: false, sent: false });
-    this.unacked++;
+    this.enqueueAll([entry]);
+  }
+
+  /** Queues entries in order and sends what the window allows, in one write. */
+  enqueueAll(entries: readonly OutboxEntry[]): void {
+    if (entries.length === 0) return;
+    for (const entry of entries) this.queue.push({ entry, acked: false, sent: false });
+    this.unacked += entries.length;
     this.pump();
   }
 
@@ -99,11 +125,19 @@ export class Courier {
     if (link === null || !link.isConnected) return false;
     const id = this.allocateId();
     return new Promise<boolean>((resolve) => {
-      this.inflight.set(id, { kind: 'control', done: resolve });
+      this.controlsInFlight++;
+      const done = (ok: boolean): void => {
+        this.controlsInFlight--;
+        resolve(ok);
+      };
+      this.inflight.set(id, { kind: 'control', done });
       if (!link.publish(topic, payload, id, { retain: true })) {
         this.inflight.delete(id);
-        resolve(false);
+        done(false);
+        return;
       }
+      link.flush();
+      link.pollAcks();
     });
   }
 
@@ -137,7 +171,7 @@ export class Courier {
       }
       if (this.tokens < 1) {
         this.schedulePump();
-        return;
+        break;
       }
       const id = this.allocateId();
       this.inflight.set(id, { kind: 'record', slot });
@@ -146,6 +180,8 @@ export class Courier {
       this.tokens--;
       this.cursor++;
     }
+    link.flush();
+    if (this.cursor < this.queue.length) link.pollAcks(); // the window or the pace holds records back
   }
 
   /** Burst size: the in-flight window, but never more than one second's worth of the rate. */

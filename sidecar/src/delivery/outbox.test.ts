@@ -21,7 +21,7 @@ describe('Outbox', () => {
   it('empties the file once everything is acknowledged, persisting state first', () => {
     const file = path.join(tmp(), 'o.jsonl');
     const o = new Outbox(file);
-    const big = 'x'.repeat(70_000);
+    const big = 'x'.repeat(4_200_000);
     o.append([entry(1, big)]);
     const calls: string[] = [];
     o.compact([], () => calls.push('state saved'));
@@ -34,7 +34,7 @@ describe('Outbox', () => {
   it('rewrites the file with only the pending entries when acknowledged ones pile up', () => {
     const file = path.join(tmp(), 'o.jsonl');
     const o = new Outbox(file);
-    const big = 'x'.repeat(600_000);
+    const big = 'x'.repeat(2_200_000);
     o.append([entry(1, big), entry(2, big), entry(3)]);
     o.compact([entry(3)], () => undefined);
     expect(new Outbox(file).load()).toEqual([entry(3)]);
@@ -53,6 +53,34 @@ describe('StateStore', () => {
     expect(store.load()).toEqual(state);
     fs.writeFileSync(file, '{"v":1,');
     expect(store.load()).toBeNull();
+  });
+
+  it('saves in place at a fixed size, so a shorter state leaves no stale bytes behind', () => {
+    const file = path.join(tmp(), 's.json');
+    const store = new StateStore(file);
+    store.save({
+      v: 1,
+      ino: 123456789,
+      pos: 987654321,
+      nextSeq: 1795989562746278,
+      ackedSeq: 1795989562746277,
+    });
+    const ino = fs.statSync(file).ino;
+    const short = { v: 1 as const, ino: null, pos: 0, nextSeq: 1, ackedSeq: -1 };
+    store.save(short);
+    store.close();
+    expect(fs.statSync(file)).toMatchObject({ ino, size: 256 });
+    expect(new StateStore(file).load()).toEqual(short);
+  });
+
+  it('reads a state file written by the previous format (unpadded JSON)', () => {
+    const file = path.join(tmp(), 's.json');
+    const state = { v: 1 as const, ino: 4, pos: 10, nextSeq: 7, ackedSeq: 6 };
+    fs.writeFileSync(file, JSON.stringify(state));
+    const store = new StateStore(file);
+    expect(store.load()).toEqual(state);
+    store.save({ ...state, pos: 11 });
+    expect(store.load()).toEqual({ ...state, pos: 11 });
   });
 
   it('seeds sequence numbers from the clock so a new pod continues above the old one', () => {

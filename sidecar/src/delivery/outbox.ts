@@ -15,8 +15,11 @@ export interface OutboxEntry {
   payload: string;
 }
 
-/** Bytes of acknowledged entries tolerated before the file is rewritten. */
-const REWRITE_BYTES = 1 << 20;
+/**
+ * Size at which the file is emptied or rewritten. Large on purpose: emptying frees its blocks, and on
+ * a filesystem mounted with `discard` each free is a synchronous request to the disk.
+ */
+const REWRITE_BYTES = 4 << 20;
 
 export class Outbox {
   private bytes = 0;
@@ -63,7 +66,7 @@ export class Outbox {
    * it has grown; `beforeShrink` must persist state first so the sequence number is never reused.
    */
   compact(pending: readonly OutboxEntry[], beforeShrink: () => void): void {
-    if (this.path === null || this.bytes < REWRITE_BYTES / (pending.length === 0 ? 16 : 1)) return;
+    if (this.path === null || this.bytes < REWRITE_BYTES) return;
     beforeShrink();
     if (pending.length === 0) {
       if (this.fd !== null) fs.ftruncateSync(this.fd, 0);

@@ -1,6 +1,9 @@
 /**
  * The sidecar's small persistent state: where in which log file it stopped, the next sequence number
- * and how far the broker has acknowledged. Written atomically (temp file + rename).
+ * and how far the broker has acknowledged. Saved in place, padded to a fixed size, by one write at
+ * offset 0 (a single write of one block is never half-done when the process dies). Not temp file +
+ * rename: each rename frees the old file's block, and on a filesystem mounted with `discard` (this
+ * project's CI machine; many cloud disks) that costs a synchronous discard request every save.
  */
 import fs from 'node:fs';
 
@@ -34,8 +37,13 @@ const isState = (x: unknown): x is SidecarState => {
  */
 export const freshSeq = (nowMs: number): number => Math.floor(nowMs) * 1000;
 
+/** Size the saved JSON is padded to (it is about 100 bytes); the file never shrinks or grows. */
+const SLOT_BYTES = 256;
+
 /** Loads and saves {@link SidecarState}; a missing or corrupt file yields null (counted by the caller). */
 export class StateStore {
+  private fd: number | null = null;
+
   constructor(private readonly path: string | null) {}
 
   load(): SidecarState | null {
@@ -50,8 +58,18 @@ export class StateStore {
 
   save(state: SidecarState): void {
     if (this.path === null) return;
-    const tmp = `${this.path}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(state));
-    fs.renameSync(tmp, this.path);
+    const json = JSON.stringify(state);
+    // Trailing spaces are JSON whitespace: the padded file still parses as the state.
+    const size = Math.ceil((json.length + 1) / SLOT_BYTES) * SLOT_BYTES;
+    const first = this.fd === null;
+    // Not 'w': truncating first would leave an empty file if the process died before the write.
+    this.fd ??= fs.openSync(this.path, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o644);
+    fs.writeSync(this.fd, `${json}${' '.repeat(size - json.length - 1)}\n`, 0);
+    if (first && fs.fstatSync(this.fd).size > size) fs.ftruncateSync(this.fd, size);
+  }
+
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
   }
 }

@@ -49,6 +49,7 @@ export class FileTailer {
   private poll: NodeJS.Timeout | null = null;
   private scheduled = false;
   private quiet: NodeJS.Timeout | null = null;
+  private quietArmed = false;
   private stopped = false;
   private done = false;
   private readBytes = 0;
@@ -106,20 +107,25 @@ export class FileTailer {
   }
 
   private armQuiet(): void {
-    if (this.quiet !== null || this.stopped) return;
-    this.quiet = setTimeout(() => {
-      this.quiet = null;
-      const before = this.readBytes;
-      this.wake(false);
-      this.emptyPolls = this.readBytes === before ? this.emptyPolls + 1 : 0;
-      if (this.emptyPolls < IDLE_POLLS) return this.armQuiet();
-      this.emptyPolls = 0;
-      this.batching = false;
-      this.watch();
-      // Data written between the empty read and the re-armed watcher would otherwise wait for a poll.
-      this.wake(false);
-      if (this.readBytes !== before) this.onChange();
-    }, this.opts.quietMs);
+    if (this.quietArmed || this.stopped) return;
+    this.quietArmed = true;
+    // One Timeout object re-armed with refresh(): a tick costs no timer allocation.
+    if (this.quiet === null) this.quiet = setTimeout(() => this.onQuiet(), this.opts.quietMs);
+    else this.quiet.refresh();
+  }
+
+  private onQuiet(): void {
+    this.quietArmed = false;
+    const before = this.readBytes;
+    this.wake(false);
+    this.emptyPolls = this.readBytes === before ? this.emptyPolls + 1 : 0;
+    if (this.emptyPolls < IDLE_POLLS) return this.armQuiet();
+    this.emptyPolls = 0;
+    this.batching = false;
+    this.watch();
+    // Data written between the empty read and the re-armed watcher would otherwise wait for a poll.
+    this.wake(false);
+    if (this.readBytes !== before) this.onChange();
   }
 
   private unwatch(): void {

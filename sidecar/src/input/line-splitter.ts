@@ -32,14 +32,23 @@ export class LineSplitter {
 
   /** Feeds bytes `buf[start, end)`. */
   push(buf: Buffer, start = 0, end = buf.length): void {
-    let lineStart = start;
-    for (let i = start; i < end; i++) {
-      const c = buf[i] as number;
-      if (c !== 10 && c !== 13 && c !== 8) continue;
-      this.finishLine(buf, lineStart, i);
-      lineStart = i + 1;
+    // Terminators are found with native `indexOf`, each searched for again only once passed: far
+    // cheaper than a byte loop in JavaScript when the sidecar runs without the optimising compiler.
+    const view = start === 0 && end === buf.length ? buf : buf.subarray(start, end);
+    let lf = -2;
+    let cr = -2;
+    let bs = -2;
+    let lineStart = 0;
+    for (;;) {
+      if (lf !== -1 && lf < lineStart) lf = view.indexOf(10, lineStart);
+      if (cr !== -1 && cr < lineStart) cr = view.indexOf(13, lineStart);
+      if (bs !== -1 && bs < lineStart) bs = view.indexOf(8, lineStart);
+      const next = earliest(earliest(lf, cr), bs);
+      if (next === -1) break;
+      this.finishLine(view, lineStart, next);
+      lineStart = next + 1;
     }
-    if (lineStart < end) this.keep(buf.subarray(lineStart, end));
+    if (lineStart < view.length) this.keep(view.subarray(lineStart));
   }
 
   /** Emits the pending partial line as a line (the writer has finished). */
@@ -83,4 +92,11 @@ export class LineSplitter {
     if (text.includes('\x1b')) text = text.replace(ANSI, '');
     if (text.length > 0) this.opts.onLine(text);
   }
+}
+
+/** The smaller of two positions, where -1 means "none". */
+function earliest(a: number, b: number): number {
+  if (a === -1) return b;
+  if (b === -1) return a;
+  return a < b ? a : b;
 }

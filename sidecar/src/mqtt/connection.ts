@@ -41,6 +41,11 @@ export interface ConnectionOptions {
   onConnect: (receiveMaximum: number | null) => void;
   onDisconnect: (reason: string) => void;
   onAck: (packetId: number, ok: boolean) => void;
+  /**
+   * Asked after each read from the broker: true when acknowledgements may wait for the next
+   * {@link MqttConnection.pollAcks} call (see there). Omitted: read everything as it arrives.
+   */
+  acksMayWait?: (() => boolean) | undefined;
 }
 
 /** Parses and checks a broker URL; throws a message naming what is wrong. */
@@ -72,6 +77,10 @@ export class MqttConnection {
   private readonly target: ReturnType<typeof parseBrokerUrl>;
   /** Loaded only for mqtts:// — OpenSSL initialisation costs a few MB of resident memory. */
   private tls: typeof Tls | null = null;
+  /** Encoded PUBLISH packets not yet written: {@link flush} sends them together (one syscall). */
+  private outgoing: Buffer[] = [];
+  /** Plain TCP sockets read into this buffer (`onread`), which lets reading stop between polls. */
+  private readonly readBuf = Buffer.allocUnsafe(16 * 1024);
 
   constructor(private readonly opts: ConnectionOptions) {
     this.target = parseBrokerUrl(opts.url);
@@ -101,15 +110,29 @@ export class MqttConnection {
     packetId: number,
     flags: { retain?: boolean; dup?: boolean } = {},
   ): boolean {
-    const s = this.socket;
-    if (!this.connected || s === null) return false;
-    // Several publishes in one tick leave in one TCP segment (fewer syscalls and wake-ups on both ends).
-    if (s.writableCorked === 0) {
-      s.cork();
-      process.nextTick(() => s.uncork());
-    }
-    s.write(encodePublish({ version: this.version, topic, payload, packetId, ...flags }));
+    if (!this.connected || this.socket === null) return false;
+    this.outgoing.push(encodePublish({ version: this.version, topic, payload, packetId, ...flags }));
     return true;
+  }
+
+  /** Writes the publishes queued since the last flush, in one write (one TCP segment when small). */
+  flush(): void {
+    const s = this.socket;
+    const parts = this.outgoing;
+    this.outgoing = [];
+    if (s === null || parts.length === 0) return;
+    s.write(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts));
+  }
+
+  /**
+   * Reads whatever the broker has sent since the last poll. Between polls a plain TCP socket is not
+   * read while {@link ConnectionOptions.acksMayWait} says so: at a steady trickle of records the
+   * acknowledgements of one batch are then read at the next batch's wake-up instead of waking the
+   * process on their own (half of all wake-ups). A closed connection is noticed at the next poll
+   * or write; the caller polls at least every few seconds.
+   */
+  pollAcks(): void {
+    this.socket?.resume();
   }
 
   /** Stops reconnecting; sends DISCONNECT when `graceful` (no Last Will), else just drops the socket. */
@@ -118,6 +141,7 @@ export class MqttConnection {
     this.clearTimers();
     const s = this.socket;
     if (s === null) return;
+    this.flush();
     await new Promise<void>((resolve) => {
       s.once('close', () => resolve());
       if (graceful && this.connected) s.end(DISCONNECT);
@@ -139,19 +163,28 @@ export class MqttConnection {
             key: t?.key,
             servername: net.isIP(host) === 0 ? host : undefined,
           })
-        : net.connect({ host, port });
+        : net.connect({
+            host,
+            port,
+            // Returning false stops reading until `resume()` (`pollAcks`); TLS keeps reading eagerly.
+            onread: { buffer: this.readBuf, callback: (n, buf) => onData(Buffer.from(buf.subarray(0, n))) },
+          });
     this.socket = s;
+    this.outgoing = [];
     s.setNoDelay(true);
     const reader = new PacketReader();
     const connectTimeout = setTimeout(() => s.destroy(new Error('connect timeout')), 10_000);
     s.once(secure ? 'secureConnect' : 'connect', () => s.write(encodeConnect(this.connectPacket())));
-    s.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): boolean => {
       try {
         for (const p of reader.push(chunk)) this.onPacket(p.type, p.body, connectTimeout);
       } catch (err) {
         s.destroy(err as Error);
+        return false;
       }
-    });
+      return !(this.connected && this.opts.acksMayWait?.() === true);
+    };
+    if (secure) s.on('data', onData);
     s.on('error', () => undefined);
     s.once('close', () => {
       clearTimeout(connectTimeout);
@@ -202,6 +235,7 @@ export class MqttConnection {
       }
       this.awaitingPing = true;
       this.socket?.write(PINGREQ);
+      this.socket?.resume(); // the PINGRESP must be read before the next round even if nothing polls
     }, this.opts.keepaliveSec * 1000);
   }
 

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FRAMEWORKS, metricsRecordSchema, RECORD_KINDS, taskStatusSchema } from '../../../shared/src/schemas';
 import { taskIdSchema } from '../../../shared/src/topics';
+import { wireSchemasFromZod } from './emit-wire-schemas';
+import { compileFastCheck } from './fast-check';
 import { compileValidator } from './json-schema';
 import { validateMetricsRecord, validateTaskId, validateTaskStatus } from './wire';
 
@@ -47,6 +49,61 @@ const record = fc.record(
   },
 );
 
+// Valid records with at most one field replaced by an edge value: most pass, each check is probed.
+const edge = fc.oneof(
+  number,
+  fc.constant(null),
+  fc.constant(''),
+  fc.constant('x'.repeat(129)),
+  fc.constant({}),
+);
+const nearlyValid = fc
+  .tuple(
+    fc.record({
+      v: fc.constant(1),
+      seq: fc.oneof(fc.constant(0), fc.nat()),
+      ts: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1e13, noNaN: true })),
+      framework: fc.constantFrom(...FRAMEWORKS),
+      kind: fc.constantFrom(...RECORD_KINDS),
+      epoch: fc.oneof(fc.constant(null), fc.constant(0), fc.nat()),
+      batch: fc.oneof(fc.constant(null), fc.nat()),
+      samplesPerSec: fc.oneof(
+        fc.constant(null),
+        fc.constant(0),
+        fc.double({ min: 0, max: 1e6, noNaN: true }),
+      ),
+      stepTime: fc.oneof(fc.constant(null), fc.double({ min: 0, max: 100, noNaN: true })),
+      loss: fc.oneof(fc.constant(null), fc.double({ min: -10, max: 10, noNaN: true })),
+      lossName: fc.oneof(fc.constant(null), fc.string({ maxLength: 128 })),
+      metrics: fc.dictionary(
+        fc.string({ maxLength: 128 }),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        {
+          maxKeys: 3,
+        },
+      ),
+    }),
+    fc.option(
+      fc.tuple(
+        fc.constantFrom(
+          'v',
+          'seq',
+          'ts',
+          'epoch',
+          'batch',
+          'samplesPerSec',
+          'stepTime',
+          'loss',
+          'lossName',
+          'metrics',
+          'kind',
+        ),
+        edge,
+      ),
+    ),
+  )
+  .map(([r, change]) => (change === null ? r : { ...r, [change[0]]: change[1] }));
+
 describe('JSON-Schema validators generated from the shared zod schemas', () => {
   it('agree with metricsRecordSchema', () => {
     fc.assert(
@@ -54,6 +111,18 @@ describe('JSON-Schema validators generated from the shared zod schemas', () => {
         expect(validateMetricsRecord(r) === null).toBe(metricsRecordSchema.safeParse(r).success);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('use a generated check that agrees with the reference validator on every value', () => {
+    const schema = wireSchemasFromZod().metricsRecord;
+    const fast = compileFastCheck(schema);
+    const reference = compileValidator(schema);
+    fc.assert(
+      fc.property(fc.oneof(nearlyValid, record, fc.anything()), (r) => {
+        expect(fast(r)).toBe(reference(r) === null);
+      }),
+      { numRuns: 5000 },
     );
   });
 
