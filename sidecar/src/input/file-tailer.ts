@@ -160,6 +160,8 @@ export class FileTailer {
     const doneSeen = full && this.opts.doneFile !== null && fs.existsSync(this.opts.doneFile);
     if (this.fd === null && !this.open()) {
       if (doneSeen) this.finish();
+      // Still a wake-up downstream: it is where acknowledgements of resent records get read.
+      else this.opts.sink.endOfRead();
       return;
     }
     if (full) this.checkRotation();
