@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +108,46 @@ describe('LocalBackend after a task exits', () => {
     expect(errors.length).toBeGreaterThan(0);
     expect(String(errors[0])).toContain('state directory gone');
     await backend.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('LocalBackend admitting a job under an earlier job’s name', () => {
+  const spec = jobSpecSchema.parse({
+    namespace: 'default',
+    name: 'again',
+    mode: 'sync',
+    batchSize: 64,
+    stepsPerEpoch: 100,
+    psDemand: { cpu: 1, mem: 1, gpu: 0 },
+    workerDemand: { cpu: 1, mem: 1, gpu: 0 },
+  });
+  const backendAt = (dir: string) =>
+    new LocalBackend({
+      servers: CONTRACT_SERVERS,
+      root: join(dir, 'jobs'),
+      trainerScript: trainer,
+      sidecar: null,
+      timeScale: 1,
+      restartCostSec: 0,
+      pids: new PidRegistry(join(dir, 'pids.json')),
+      marker: 'again-test',
+    });
+  const checkpoint = (dir: string) => join(dir, 'jobs', 'default__again', 'checkpoint.json');
+
+  it.each([
+    { name: 'a fresh submission starts clean', fresh: true, kept: false },
+    { name: 'a job resumed from the store keeps its checkpoint', fresh: false, kept: true },
+  ])('$name', async ({ fresh, kept }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'optimus-local-again-'));
+    const first = backendAt(dir);
+    await first.admit(spec, { fresh: true });
+    writeFileSync(checkpoint(dir), '{"step":5000}');
+    await first.close();
+    const second = backendAt(dir);
+    await second.admit(spec, { fresh });
+    expect(existsSync(checkpoint(dir))).toBe(kept);
+    await second.close();
     rmSync(dir, { recursive: true, force: true });
   });
 });

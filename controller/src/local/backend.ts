@@ -68,9 +68,12 @@ export class LocalBackend implements Backend {
     return this.o.servers.map((s) => ({ name: s.name, capacity: s.capacity, reserved: {} }));
   }
 
-  async admit(spec: JobSpec): Promise<void> {
+  async admit(spec: JobSpec, o?: { readonly fresh: boolean }): Promise<void> {
     const id = `${spec.namespace}/${spec.name}`;
     if (this.jobs.has(id)) return;
+    // A new job under an old name must not resume the old one's checkpoint, logs or sidecar state.
+    // Cleared here rather than on removal, so a crash in between cannot leave them behind.
+    if (o?.fresh === true) JobFiles.clear(this.o.root, id);
     this.jobs.set(id, {
       spec,
       files: new JobFiles(this.o.root, id),

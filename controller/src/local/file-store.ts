@@ -3,11 +3,19 @@
  * atomically (temp file + rename), and an append-only log of accepted records written
  * synchronously before the runtime acts on them — a controller killed at any moment
  * restarts with every job and every observation it had acknowledged.
+ *
+ * Records carry their job's incarnation. The log is rewritten (atomically) only to drop the
+ * records of removed jobs: on {@link FileStore.purgeJob}, and on load for whatever a crash
+ * before the purge left behind.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RuntimeDocument, StateStore, StoredRecord } from '../runtime/backend';
+import { isOwnRecord } from '../runtime/job-record';
+import { jobIdOf } from '../runtime/job-spec';
+
+const jobOf = (r: StoredRecord): string => `${r.task.namespace}/${r.task.job}`;
 
 export class FileStore implements StateStore {
   private readonly docPath: string;
@@ -24,25 +32,32 @@ export class FileStore implements StateStore {
     const doc = existsSync(this.docPath)
       ? (JSON.parse(readFileSync(this.docPath, 'utf8')) as RuntimeDocument)
       : null;
-    const records: StoredRecord[] = [];
-    if (existsSync(this.recordsPath)) {
-      const text = readFileSync(this.recordsPath, 'utf8');
-      // Close a torn last line so the next append starts on a line of its own.
-      if (text !== '' && !text.endsWith('\n')) appendFileSync(this.recordsPath, '\n');
-      for (const line of text.split('\n')) {
-        if (line === '') continue;
-        try {
-          records.push(JSON.parse(line) as StoredRecord);
-        } catch {
-          // Only the last line can be torn (a kill during the append); it was never acted on.
-        }
-      }
-    }
+    const all = this.readRecords();
+    // Without a document nothing says which jobs exist: keep everything.
+    if (doc === null) return { doc, records: all };
+    const jobs = new Map(doc.jobs.map((j) => [jobIdOf(j.spec), j]));
+    const records = all.filter((r) => {
+      const job = jobs.get(jobOf(r));
+      return job !== undefined && isOwnRecord(job, r);
+    });
+    if (records.length < all.length) this.rewrite(records);
     return { doc, records };
   }
 
   appendRecord(r: StoredRecord): void {
     appendFileSync(this.recordsPath, `${JSON.stringify(r)}\n`);
+  }
+
+  /**
+   * Drops the records of `jobId` at `incarnation` (and its records without one). Synchronous, like
+   * the appends, so no append can fall between the read and the rename.
+   */
+  purgeJob(jobId: string, incarnation: string | undefined): void {
+    const all = this.readRecords();
+    const kept = all.filter(
+      (r) => jobOf(r) !== jobId || (r.incarnation !== undefined && r.incarnation !== incarnation),
+    );
+    if (kept.length < all.length) this.rewrite(kept);
   }
 
   saveDocument(doc: RuntimeDocument): Promise<void> {
@@ -58,6 +73,33 @@ export class FileStore implements StateStore {
   async close(): Promise<void> {
     await this.saving;
   }
+
+  private readRecords(): StoredRecord[] {
+    const records: StoredRecord[] = [];
+    if (!existsSync(this.recordsPath)) return records;
+    const text = readFileSync(this.recordsPath, 'utf8');
+    // Close a torn last line so the next append starts on a line of its own.
+    if (text !== '' && !text.endsWith('\n')) appendFileSync(this.recordsPath, '\n');
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      try {
+        records.push(JSON.parse(line) as StoredRecord);
+      } catch {
+        // Only the last line can be torn (a kill during the append); it was never acted on.
+      }
+    }
+    return records;
+  }
+
+  /** Replaces the log atomically: a kill leaves either the old log or the new one. */
+  private rewrite(records: readonly StoredRecord[]): void {
+    writeJsonLinesAtomic(this.recordsPath, records);
+  }
+}
+
+function writeJsonLinesAtomic(path: string, values: readonly unknown[]): void {
+  writeFileSync(`${path}.tmp`, values.map((v) => `${JSON.stringify(v)}\n`).join(''));
+  renameSync(`${path}.tmp`, path);
 }
 
 /** Writes a small JSON file atomically (used for the broker port and similar facts). */

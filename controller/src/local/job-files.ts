@@ -1,5 +1,5 @@
 /** Where one local job's files live: logs, done markers, checkpoint, sidecar state. */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export class JobFiles {
@@ -17,11 +17,20 @@ export class JobFiles {
     });
   }
 
+  /** Deletes everything kept for `jobId` (an earlier job of the same name). */
+  static clear(root: string, jobId: string): void {
+    rmSync(JobFiles.dirOf(root, jobId), { recursive: true, force: true });
+  }
+
+  private static dirOf(root: string, jobId: string): string {
+    return join(root, jobId.replace('/', '__'));
+  }
+
   readonly dir: string;
   readonly sidecarState: string;
 
   constructor(root: string, jobId: string) {
-    this.dir = join(root, jobId.replace('/', '__'));
+    this.dir = JobFiles.dirOf(root, jobId);
     this.sidecarState = join(this.dir, 'sidecar-state');
     mkdirSync(this.sidecarState, { recursive: true });
   }

@@ -21,8 +21,12 @@ export interface Backend {
   readonly executor: Executor;
   /** The servers and what others hold on them, for this round. */
   servers(): Promise<ServerSnapshot[]>;
-  /** Makes a job known to the backend (local: prepares its directory). Nothing runs yet. */
-  admit(spec: JobSpec): Promise<void>;
+  /**
+   * Makes a job known to the backend (local: prepares its directory). Nothing runs yet.
+   * `fresh`: a new submission, not a job resumed from the store — whatever the backend still holds
+   * under this name (a checkpoint, logs) is an earlier job's and must not be resumed.
+   */
+  admit(spec: JobSpec, o?: { readonly fresh: boolean }): Promise<void>;
   /** Stops everything of a job and forgets it. */
   remove(jobId: string): Promise<void>;
   /** Wires the backend's events to the runtime. Called once before anything runs. */
@@ -51,6 +55,8 @@ export interface JobReport {
 export interface StoredRecord {
   readonly task: TaskId;
   readonly record: MetricsRecord;
+  /** The job's {@link JobRecord.incarnation} when the record was accepted (absent in old logs). */
+  readonly incarnation?: string;
 }
 
 /** The runtime's documents: jobs and decisions. Observations go to an append-only log. */
@@ -67,5 +73,12 @@ export interface StateStore {
   /** Appends one accepted record durably before the runtime acts on it. */
   appendRecord(r: StoredRecord): void;
   saveDocument(doc: RuntimeDocument): Promise<void>;
+  /**
+   * Optional: deletes the records of one incarnation of a removed job (and those without an
+   * incarnation). Called only after a document without the job was saved. It reclaims space;
+   * correctness does not depend on it, since the runtime replays a job's records only when they
+   * carry its own incarnation, so a crash before (or during) the purge resurrects nothing.
+   */
+  purgeJob?(jobId: string, incarnation: string | undefined): void;
   close(): Promise<void>;
 }

@@ -109,6 +109,17 @@ describe('Controller', () => {
     expect(second.controller.records()[0]).toMatchObject({ phase: 'pending', current: null });
   });
 
+  it('has saved a submitted job by the time the submission is answered', async () => {
+    const store = new MemoryStore();
+    const first = await start({ store });
+    first.publisher.publish = () => new Promise<void>(() => {}); // the plan publish never completes
+    await first.controller.submit(spec('durable'));
+    // What a kill -9 right after the answer leaves behind:
+    const after = Object.assign(new MemoryStore(), { doc: structuredClone(store.doc) });
+    const second = await start({ store: after });
+    expect(second.controller.records().map((r) => r.spec.name)).toEqual(['durable']);
+  });
+
   it('answers what-if and rejects unknown or duplicate jobs', async () => {
     const { controller: c } = await start();
     await c.submit(spec('w'));

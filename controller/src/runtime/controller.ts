@@ -2,16 +2,24 @@
  * The controller runtime: ingest → per-job state → rounds → publish. Backend-agnostic;
  * a composition root passes the backend, the store, the publisher and the pure core.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { MetricsRecord } from '../../../shared/src/schemas';
 import { CONTROLLER_STATUS_TOPIC, planTopic, type TaskId } from '../../../shared/src/topics';
-import type { Backend, JobOutcome, RuntimeDocument, StateStore } from './backend';
+import type { Backend, JobOutcome, RuntimeDocument, StateStore, StoredRecord } from './backend';
 import type { Clock } from './clock';
 import type { Core, CurrentJob } from './core';
 import { EventHub } from './events';
 import { Ingest } from './ingest';
 import { jobReport, jobView, planMessage, type JobEntry } from './job-entry';
-import { JOB_PHASES, newJobRecord, startSpan, type JobPhase, type JobRecord } from './job-record';
+import {
+  isOwnRecord,
+  JOB_PHASES,
+  newJobRecord,
+  startSpan,
+  type JobPhase,
+  type JobRecord,
+} from './job-record';
 import { jobIdOf, type JobSpec } from './job-spec';
 import { createMetrics, type RuntimeMetrics } from './metrics';
 import { JobObservations } from './observations';
@@ -92,16 +100,17 @@ export class Controller {
     for (const rec of doc?.jobs ?? [])
       this.entries.set(jobIdOf(rec.spec), { rec, obs: new JobObservations(rec.spec), models: null });
     for (const e of this.entries.values()) await this.o.backend.admit(e.rec.spec);
-    this.replaying = true;
-    for (const r of records) this.ingest.replay(r.task, r.record);
-    this.replaying = false;
+    const stale = this.replay(records);
     this.reconcile(running);
     this.o.backend.attach({ onJobFinished: (id, outcome) => this.onJobFinished(id, outcome) });
     await this.publishStatus('online');
     const periodMs = (this.o.schedulingIntervalSec * 1000) / this.clock.scale;
     this.timer = setInterval(() => this.requestRound('full', 0), periodMs);
     this.ready = true;
-    this.o.log.info({ jobs: this.entries.size, records: records.length, periodMs }, 'controller started');
+    this.o.log.info(
+      { jobs: this.entries.size, records: records.length, stale, periodMs },
+      'controller started',
+    );
     this.requestRound('full', 0);
   }
 
@@ -118,18 +127,20 @@ export class Controller {
       throw new RuntimeError(409, `job ${id} already exists`);
     this.admitting.add(id);
     try {
-      await this.o.backend.admit(spec);
+      await this.o.backend.admit(spec, { fresh: true });
     } finally {
       this.admitting.delete(id);
     }
     const entry: JobEntry = {
-      rec: newJobRecord(spec, this.clock.now()),
+      rec: newJobRecord(spec, this.clock.now(), randomUUID()),
       obs: new JobObservations(spec),
       models: null,
     };
     this.entries.set(id, entry);
     this.jobChanged(entry);
     this.requestRound('pre-run');
+    // Durable before it is acknowledged: a crash right after the answer still knows the job.
+    await this.save();
     return jobView(entry, this.clock);
   }
 
@@ -147,6 +158,12 @@ export class Controller {
       .catch((err: unknown) => this.o.log.warn({ err, topic }, 'publish failed'));
     this.events.emit({ type: 'job', id, phase: 'removed', ts: this.clock.wallMs() });
     await this.save();
+    // Only now: a crash before the save above still has the job, so it must still have its records.
+    try {
+      this.o.store.purgeJob?.(id, e.rec.incarnation);
+    } catch (err) {
+      this.o.log.warn({ err, job: id }, 'purging the records of a removed job failed');
+    }
     this.requestRound('full');
   }
 
@@ -270,10 +287,27 @@ export class Controller {
     if (outcome.needsFullRound) this.requestRound('full');
   }
 
+  /**
+   * Rebuilds observations and de-duplication from the store. Records of jobs no longer known, or
+   * of an earlier job under the same name (another incarnation), are skipped. Returns how many.
+   */
+  private replay(records: readonly StoredRecord[]): number {
+    let stale = 0;
+    this.replaying = true;
+    for (const r of records) {
+      const e = this.entries.get(`${r.task.namespace}/${r.task.job}`);
+      if (e && isOwnRecord(e.rec, r)) this.ingest.replay(r.task, r.record);
+      else stale += 1;
+    }
+    this.replaying = false;
+    return stale;
+  }
+
   private onRecord(task: TaskId, record: MetricsRecord, live: boolean): void {
     const e = this.entries.get(`${task.namespace}/${task.job}`);
     if (!e) throw new Error(`record for unknown job ${task.namespace}/${task.job}`);
-    if (live) this.o.store.appendRecord({ task, record });
+    const { incarnation } = e.rec;
+    if (live) this.o.store.appendRecord({ task, record, ...(incarnation !== undefined && { incarnation }) });
     e.obs.add(task, record, e.rec.spans);
     if (live && e.rec.phase === 'pre-run' && e.rec.current) {
       const target = (this.o.preRunRecordsPerWorker ?? 3) * e.rec.current.shape.workers;

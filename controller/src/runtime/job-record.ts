@@ -11,6 +11,12 @@ export type JobPhase = (typeof JOB_PHASES)[number];
 
 export interface JobRecord {
   readonly spec: JobSpec;
+  /**
+   * Which submission of `namespace/name` this is: a job removed and submitted again under the
+   * same name is a new job, and stored records carry this id so the new one never replays the
+   * old one's. Absent in documents written before it existed.
+   */
+  readonly incarnation?: string;
   /** Job seconds (runtime clock) at submission and at completion. */
   readonly submittedAt: number;
   finishedAt: number | null;
@@ -26,9 +32,10 @@ export interface JobRecord {
   preRun: { shapes: JobShape[]; done: number } | null;
 }
 
-export function newJobRecord(spec: JobSpec, now: number): JobRecord {
+export function newJobRecord(spec: JobSpec, now: number, incarnation?: string): JobRecord {
   return {
     spec,
+    ...(incarnation !== undefined && { incarnation }),
     submittedAt: now,
     finishedAt: null,
     phase: 'pending',
@@ -39,6 +46,14 @@ export function newJobRecord(spec: JobSpec, now: number): JobRecord {
     preRun: null,
   };
 }
+
+/**
+ * True when a stored record belongs to this submission of its job. A record without an
+ * incarnation (written before it existed, or by a store that does not keep it) is taken as the
+ * job's own, as it always was.
+ */
+export const isOwnRecord = (rec: JobRecord, r: { readonly incarnation?: string | undefined }): boolean =>
+  r.incarnation === undefined || r.incarnation === rec.incarnation;
 
 /** Closes the open span (if any) at `wallMs` and opens one for `shape`. */
 export function startSpan(rec: JobRecord, shape: JobShape | null, wallMs: number, fitted: boolean): void {

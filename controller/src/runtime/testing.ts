@@ -39,6 +39,8 @@ export class FakeBackend implements Backend {
   readonly running = new Map<string, CurrentJob>();
   readonly failFor = new Set<string>();
   events: BackendEvents | null = null;
+  /** Every admit, in order: the job id and whether it was a fresh submission. */
+  readonly admits: { id: string; fresh: boolean }[] = [];
   readonly executor = {
     execute: async (plan: Plan): Promise<ExecutionResult> => {
       // Only plans that do something: a timer-driven round with nothing to do must not shift `at(-1)`.
@@ -58,7 +60,9 @@ export class FakeBackend implements Backend {
   async servers(): Promise<ServerSnapshot[]> {
     return [{ name: 'node-a', capacity: { cpu: 16 }, reserved: {} }];
   }
-  async admit(): Promise<void> {}
+  async admit(spec: JobSpec, o?: { readonly fresh: boolean }): Promise<void> {
+    this.admits.push({ id: `${spec.namespace}/${spec.name}`, fresh: o?.fresh ?? false });
+  }
   async remove(id: string): Promise<void> {
     this.running.delete(id);
   }
