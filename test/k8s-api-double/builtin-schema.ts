@@ -1,6 +1,8 @@
 /**
  * Offline validation of built-in objects with `kubernetes-models` (the Kubernetes OpenAPI schemas):
  * wrong types, missing required fields and bad quantities are caught; unknown fields are not.
+ * `events.k8s.io/v1` Events also get the API server's own create rules (the schema alone lets an
+ * Event without reason or reportingController through; the real server does not).
  */
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Event } from 'kubernetes-models/v1/Event';
@@ -9,29 +11,68 @@ import { Pod } from 'kubernetes-models/v1/Pod';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { Lease } from 'kubernetes-models/coordination.k8s.io/v1/Lease';
+import { Event as EventV1 } from 'kubernetes-models/events.k8s.io/v1/Event';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
+import type { ResourceType } from './resources';
+import { apiVersionOf } from './resources';
 
 type Validating = new (data: never) => { validate(): void };
 
+/** Keyed by `apiVersion/kind`: core `v1/Event` and `events.k8s.io/v1/Event` are different schemas. */
 const MODELS: Readonly<Record<string, Validating>> = {
-  Pod,
-  Service,
-  Node,
-  ConfigMap,
-  Secret,
-  Event,
-  Lease,
-  CustomResourceDefinition,
+  'v1/Pod': Pod,
+  'v1/Service': Service,
+  'v1/Node': Node,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'v1/Event': Event,
+  'coordination.k8s.io/v1/Lease': Lease,
+  'events.k8s.io/v1/Event': EventV1,
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': CustomResourceDefinition,
 };
 
 /** Returns the schema violations of a built-in object (empty when valid or when the kind has no model here). */
-export function validateBuiltin(kind: string, obj: unknown): string[] {
-  const Model = MODELS[kind];
+export function validateBuiltin(t: Pick<ResourceType, 'group' | 'version' | 'kind'>, obj: unknown): string[] {
+  const key = `${apiVersionOf(t)}/${t.kind}`;
+  const Model = MODELS[key];
   if (!Model) return [];
   try {
     new Model(obj as never).validate();
-    return [];
   } catch (err) {
     return [err instanceof Error ? err.message : String(err)];
   }
+  return key === 'events.k8s.io/v1/Event' ? eventRules(obj as EventFields) : [];
+}
+
+interface EventFields {
+  readonly type?: string;
+  readonly reason?: string;
+  readonly action?: string;
+  readonly note?: string;
+  readonly reportingController?: string;
+  readonly reportingInstance?: string;
+  readonly regarding?: { readonly kind?: string; readonly name?: string };
+}
+
+const MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
+
+/** The API server's `ValidateEventCreate` for events.k8s.io/v1, the parts that matter to a client. */
+function eventRules(e: EventFields & { eventTime?: unknown }): string[] {
+  const errors: string[] = [];
+  const required = (field: keyof EventFields, max: number) => {
+    const v = e[field];
+    if (typeof v !== 'string' || v === '') errors.push(`${field}: Required value`);
+    else if (v.length > max) errors.push(`${field}: Too long: may not be more than ${max} bytes`);
+  };
+  required('reportingController', 128);
+  required('reportingInstance', 128);
+  required('action', 128);
+  required('reason', 128);
+  if (e.type !== 'Normal' && e.type !== 'Warning')
+    errors.push(`type: Unsupported value: "${String(e.type)}": supported values: "Normal", "Warning"`);
+  if ((e.note ?? '').length > 1024) errors.push('note: Too long: may not be more than 1024 bytes');
+  if (typeof e.eventTime !== 'string' || !MICRO_TIME.test(e.eventTime))
+    errors.push(`eventTime: Invalid value: "${String(e.eventTime)}": must be RFC 3339 with microseconds`);
+  if (!e.regarding?.kind || !e.regarding.name) errors.push('regarding: Required value: kind and name');
+  return errors;
 }

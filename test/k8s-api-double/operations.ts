@@ -152,7 +152,7 @@ export class ApiOperations {
 
   private validate(t: ResourceType, obj: K8sObject): void {
     const errors =
-      t.crdSchema !== undefined ? validateCustomResource(t.crdSchema, obj) : validateBuiltin(t.kind, obj);
+      t.crdSchema !== undefined ? validateCustomResource(t.crdSchema, obj) : validateBuiltin(t, obj);
     if (errors.length > 0)
       throw new StoreError(
         422,

@@ -18,6 +18,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true, status: false },
   { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, status: false },
   { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, status: false },
+  { group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, status: false },
   { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false, status: true },
   { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true, status: true },
   {

@@ -36,8 +36,30 @@ export interface ApiDouble {
   readonly requests: RecordedRequest[];
   /** Ends every open watch stream (as an API-server restart or a load balancer would). */
   dropWatches(): void;
+  /**
+   * Answers matching requests with `code` (an InternalError Status) until the returned undo is
+   * called: how a test plays an API server that fails one kind of write.
+   */
+  fail(match: FaultMatch, code?: number): () => void;
   close(): Promise<void>;
 }
+
+/** Which requests a fault hits: every given field must equal the request's (RBAC naming). */
+export interface FaultMatch {
+  readonly group?: string;
+  readonly resource?: string;
+  readonly verb?: string;
+}
+
+interface Fault {
+  readonly match: FaultMatch;
+  readonly code: number;
+}
+
+const hits = (m: FaultMatch, r: { group: string; resource: string; verb: string }): boolean =>
+  (m.group === undefined || m.group === r.group) &&
+  (m.resource === undefined || m.resource === r.resource) &&
+  (m.verb === undefined || m.verb === r.verb);
 
 interface Reply {
   readonly code: number;
@@ -125,6 +147,7 @@ export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDo
   const api = new ApiOperations();
   const requests: RecordedRequest[] = [];
   const closers = new Set<() => void>();
+  const faults = new Set<Fault>();
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((err: unknown) =>
       send(res, { code: 500, body: statusBody(500, 'InternalError', String(err)) }),
@@ -146,19 +169,28 @@ export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDo
         body: statusBody(404, 'NotFound', 'the server could not find the requested resource'),
       });
     const watch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+    const rbac = {
+      group: t.group,
+      resource: p.subresource ? `${t.plural}/${p.subresource}` : t.plural,
+      verb: rbacVerb(req.method ?? '', p.name !== undefined, watch),
+    };
     const record = (status: number) =>
       requests.push({
         method: req.method ?? '',
         path: url.pathname,
-        group: t.group,
-        resource: p.subresource ? `${t.plural}/${p.subresource}` : t.plural,
-        verb: rbacVerb(req.method ?? '', p.name !== undefined, watch),
+        ...rbac,
         ...(p.namespace !== undefined ? { namespace: p.namespace } : {}),
         ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
         user: (req.headers.authorization ?? '').replace(/^Bearer\s+/i, ''),
         query: url.search,
         status,
       });
+    const fault = [...faults].find((f) => hits(f.match, rbac));
+    if (fault) {
+      req.resume(); // the body is not read: drain it so the connection can be reused
+      record(fault.code);
+      return send(res, { code: fault.code, body: statusBody(fault.code, 'InternalError', 'injected fault') });
+    }
     try {
       if (req.method === 'GET' && watch) {
         const close = openWatch({
@@ -199,6 +231,11 @@ export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDo
     dropWatches: () => {
       for (const c of closers) c();
     },
+    fail: (match, code = 500) => {
+      const f: Fault = { match, code };
+      faults.add(f);
+      return () => faults.delete(f);
+    },
     close: async () => {
       for (const c of closers) c();
       server.closeAllConnections();
@@ -206,4 +243,3 @@ export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDo
     },
   };
 }
-

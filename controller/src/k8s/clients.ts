@@ -5,6 +5,7 @@ import {
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
+  EventsV1Api,
   VersionApi,
 } from '@kubernetes/client-node';
 
@@ -14,6 +15,8 @@ export interface KubeClients {
   readonly custom: CustomObjectsApi;
   readonly coordination: CoordinationV1Api;
   readonly version: VersionApi;
+  /** events.k8s.io/v1: what `kubectl describe optimusjob` shows (see `events.ts`). */
+  readonly events: EventsV1Api;
 }
 
 export function makeClients(config: KubeConfig): KubeClients {
@@ -23,6 +26,7 @@ export function makeClients(config: KubeConfig): KubeClients {
     custom: config.makeApiClient(CustomObjectsApi),
     coordination: config.makeApiClient(CoordinationV1Api),
     version: config.makeApiClient(VersionApi),
+    events: config.makeApiClient(EventsV1Api),
   };
 }
 

@@ -5,6 +5,8 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { CONDITION, setCondition } from './conditions';
+import type { JobEvents } from './events';
+import { EVENT_REASON, NO_EVENTS } from './events';
 import type { JobApi } from './job-api';
 import type { JobPods } from './job-pods';
 import type { OptimusJob } from './optimus-job';
@@ -30,7 +32,7 @@ export function verdictFrom(pods: readonly V1Pod[]): { verdict: CompletionVerdic
 }
 
 export class JobCompletion {
-  constructor(private readonly d: { jobs: JobApi; pods: JobPods; now: () => number }) {}
+  constructor(private readonly d: { jobs: JobApi; pods: JobPods; now: () => number; events?: JobEvents }) {}
 
   /** Looks at the job's pods and finishes the job when its workers are done. */
   async check(job: OptimusJob): Promise<CompletionVerdict> {
@@ -66,10 +68,11 @@ export class JobCompletion {
       ? new Date(job.metadata.creationTimestamp).getTime()
       : nowMs;
     const nowIso = new Date(nowMs).toISOString();
+    const jctSeconds = Math.max(0, (nowMs - created) / 1000);
     await this.d.jobs.updateStatus(ns, job.metadata.name, (j) => ({
       phase: verdict === 'succeeded' ? 'Succeeded' : 'Failed',
       completionTime: nowIso,
-      jctSeconds: Math.max(0, (nowMs - created) / 1000),
+      jctSeconds,
       conditions: setCondition(
         setCondition(
           j.status?.conditions,
@@ -80,5 +83,11 @@ export class JobCompletion {
         nowIso,
       ),
     }));
+    (this.d.events ?? NO_EVENTS).emit(job, {
+      type: verdict === 'succeeded' ? 'Normal' : 'Warning',
+      reason: verdict === 'succeeded' ? EVENT_REASON.Completed : EVENT_REASON.Failed,
+      action: 'Complete',
+      note: `${reason}: ${message}; JCT ${Math.round(jctSeconds)} s`,
+    });
   }
 }

@@ -8,7 +8,7 @@ export const CONDITION = {
   RolloutFailed: 'RolloutFailed',
   /** The last stop was confirmed by a checkpoint line. */
   Checkpointed: 'Checkpointed',
-  /** The spec is invalid (the controller's own check). */
+  /** The controller's own check refused the job: reason `InvalidSpec`, or `InvalidName` (phase `Failed`). */
   Invalid: 'Invalid',
   Complete: 'Complete',
 } as const;

@@ -1,6 +1,9 @@
-/** Wires the executor's parts (job API, pod calls, rollouts) from clients and options. */
+/** Wires the executor's parts (job API, pod calls, rollouts, events) from clients and options. */
+import { hostname } from 'node:os';
 import type { CheckpointSignal } from './checkpoint-signal';
 import type { KubeClients } from './clients';
+import type { JobEvents } from './events';
+import { EventRecorder, eventWriterFor } from './events';
 import { KubernetesExecutor } from './executor';
 import { JobApi } from './job-api';
 import { JobPods } from './job-pods';
@@ -14,6 +17,12 @@ export interface ExecutorOptions {
   readonly checkpoint?: CheckpointSignal;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Where Kubernetes Events go (default: an {@link EventRecorder} on `clients`). */
+  readonly events?: JobEvents;
+  /** This replica's name in the Events it writes (`reportingInstance`; default the host name). */
+  readonly reportingInstance?: string;
+  /** A failed Event write (never fails a rollout; logged by the caller). */
+  readonly onEventError?: (err: unknown) => void;
 }
 
 export const DEFAULT_TIMINGS: RolloutTimings = {
@@ -30,8 +39,17 @@ export function createExecutor(o: ExecutorOptions): {
   jobs: JobApi;
   pods: JobPods;
   rollouts: Rollouts;
+  events: JobEvents;
 } {
   const now = o.now ?? Date.now;
+  const events =
+    o.events ??
+    new EventRecorder({
+      write: eventWriterFor(o.clients),
+      reportingInstance: o.reportingInstance ?? hostname(),
+      now,
+      ...(o.onEventError ? { onError: o.onEventError } : {}),
+    });
   const timings = { ...DEFAULT_TIMINGS, ...o.timings };
   const jobs = new JobApi(o.clients);
   const pods = new JobPods(o.clients, {
@@ -45,7 +63,14 @@ export function createExecutor(o: ExecutorOptions): {
     pods,
     timings,
     now,
+    events,
     ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
   });
-  return { executor: new KubernetesExecutor({ jobs, pods, rollouts, timings, now }), jobs, pods, rollouts };
+  return {
+    executor: new KubernetesExecutor({ jobs, pods, rollouts, timings, now, events }),
+    jobs,
+    pods,
+    rollouts,
+    events,
+  };
 }

@@ -6,6 +6,8 @@
 import type { ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
 import type { JobShape, TaskPlacement } from '../scheduling/types';
 import { CONDITION, setCondition } from './conditions';
+import type { JobEvent, JobEvents } from './events';
+import { EVENT_REASON, NO_EVENTS, shapeText } from './events';
 import type { JobApi } from './job-api';
 import type { JobPods, StartOutcome } from './job-pods';
 import type { OptimusJob, OptimusJobSpec } from './optimus-job';
@@ -22,12 +24,44 @@ export interface KubernetesExecutorDeps {
   readonly rollouts: Rollouts;
   readonly timings: RolloutTimings;
   readonly now: () => number;
+  /** Best-effort Kubernetes Events (never awaited). */
+  readonly events?: JobEvents;
+}
+
+/** `n1, n2` (distinct servers, in placement order). */
+const serversOf = (placement: readonly TaskPlacement[]): string =>
+  [...new Set(placement.map((p) => p.server))].join(', ') || 'no server';
+
+/** The event of a set that runs: a resize when a previous shape ran, else a (re)start. */
+function runningEvent(
+  shape: JobShape,
+  placement: readonly TaskPlacement[],
+  previous: JobShape | null,
+  restarted: boolean,
+): JobEvent {
+  return previous
+    ? {
+        type: 'Normal',
+        reason: EVENT_REASON.Resized,
+        action: 'Resize',
+        note: `${shapeText(previous)} → ${shapeText(shape)}`,
+      }
+    : {
+        type: 'Normal',
+        reason: EVENT_REASON.Started,
+        action: 'Start',
+        note: `${restarted ? 'resumed' : 'started'} with ${shapeText(shape)} on ${serversOf(placement)}`,
+      };
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class KubernetesExecutor implements Executor {
   constructor(private readonly d: KubernetesExecutorDeps) {}
+
+  private emit(job: OptimusJob, e: JobEvent): void {
+    (this.d.events ?? NO_EVENTS).emit(job, e);
+  }
 
   async execute(plan: Plan): Promise<ExecutionResult> {
     const byJob = new Map<string, PlanAction[]>();
@@ -66,6 +100,12 @@ export class KubernetesExecutor implements Executor {
           now,
         ),
       }));
+      this.emit(job, {
+        type: 'Warning',
+        reason: EVENT_REASON.Rejected,
+        action: 'Validate',
+        note: parsed.error,
+      });
       throw new RolloutError(`OptimusJob ${jobId} has an invalid spec: ${parsed.error}`);
     }
     return { job, spec: parsed.spec };
@@ -89,6 +129,7 @@ export class KubernetesExecutor implements Executor {
       case 'suspend':
         await this.d.rollouts.stopAll(job, spec);
         await this.d.rollouts.suspended(job, 'Suspended', a.reason);
+        this.emit(job, { type: 'Normal', reason: EVENT_REASON.Suspended, action: 'Suspend', note: a.reason });
         return;
       case 'replace-worker':
         return this.replaceWorker(job, spec, a.index, a.server);
@@ -108,19 +149,33 @@ export class KubernetesExecutor implements Executor {
     if (outcome.ok) {
       await this.d.rollouts.running(job, shape, placement, restarted);
       await this.d.rollouts.rolloutSucceeded(job);
+      this.emit(job, runningEvent(shape, placement, previous?.shape ?? null, restarted));
       return;
     }
+    const failure = `rollout to ${shapeText(shape)} failed (${outcome.reason}: ${outcome.message})`;
     const back = previous
       ? await this.d.rollouts.launch(job, spec, previous.shape, previous.placement)
       : null;
     if (previous && back?.ok) {
       await this.d.rollouts.running(job, previous.shape, previous.placement, restarted);
       await this.d.rollouts.rolloutFailed(job, outcome);
+      this.emit(job, {
+        type: 'Warning',
+        reason: EVENT_REASON.RolledBack,
+        action: 'Rollback',
+        note: `${failure}; rolled back to ${shapeText(previous.shape)}`,
+      });
       throw new RolloutError(
         `rollout of ${shape.ps} ps/${shape.workers} workers failed (${outcome.reason}: ${outcome.message}); rolled back`,
       );
     }
     await this.d.rollouts.suspended(job, 'RolloutFailed', outcome.message, outcome);
+    this.emit(job, {
+      type: 'Warning',
+      reason: EVENT_REASON.RolloutFailed,
+      action: previous ? 'Rollback' : 'Start',
+      note: `${failure}; the job holds no pods until resources free up`,
+    });
     throw new RolloutError(`rollout failed (${outcome.reason}: ${outcome.message}); the job holds nothing`);
   }
 
@@ -164,6 +219,15 @@ export class KubernetesExecutor implements Executor {
           placement.map((p) => (p === old ? { ...p, server: target } : p)),
           false,
         );
+        this.emit(job, {
+          type: target === server ? 'Normal' : 'Warning',
+          reason: EVENT_REASON.WorkerReplaced,
+          action: 'ReplaceWorker',
+          note:
+            target === server
+              ? `worker ${index} moved from ${old.server} to ${server}`
+              : `worker ${index} could not move to ${server} (${firstFailure}); restarted on ${old.server}`,
+        });
         if (target !== server)
           throw new RolloutError(
             `replacement worker on ${server} failed (${firstFailure}); kept it on ${old.server}`,
@@ -177,6 +241,12 @@ export class KubernetesExecutor implements Executor {
         // Neither node takes the worker: stop the whole job rather than leave it short of a worker.
         await this.d.rollouts.stopAll(job, spec);
         await this.d.rollouts.suspended(job, 'RolloutFailed', outcome.message, outcome);
+        this.emit(job, {
+          type: 'Warning',
+          reason: EVENT_REASON.RolloutFailed,
+          action: 'ReplaceWorker',
+          note: `worker ${index} could not be replaced (${firstFailure}); the job was stopped`,
+        });
         throw new RolloutError(
           `worker ${index} could not be replaced (${firstFailure}); the job was stopped`,
         );

@@ -19,6 +19,7 @@ import { observedPlacements, serversFrom } from './cluster-view';
 import { JobCompletion } from './completion';
 import type { ExecutorOptions } from './executor-factory';
 import { createExecutor } from './executor-factory';
+import type { JobEvents } from './events';
 import { JobSource } from './job-source';
 import type { LeaderElector } from './leader-election';
 import { LeaseElector } from './leader-election';
@@ -67,6 +68,8 @@ export interface KubernetesBackend {
   readonly completion: JobCompletion;
   readonly leader: LeaderElector;
   readonly checkpoints: CheckpointLedger;
+  /** Kubernetes Events about OptimusJobs (best effort). */
+  readonly events: JobEvents;
   /** Servers with capacity and the resources held by pods that are not ours. */
   servers(): ServerSnapshot[];
   /** What runs of each job according to its pods (for checking the status against reality). */
@@ -103,7 +106,13 @@ const soleLeader = (): LeaderElector => ({
 export function createKubernetesBackend(o: KubernetesBackendOptions): KubernetesBackend {
   const clients = makeClients(o.config);
   const checkpoints = new CheckpointLedger();
-  const built = createExecutor({ ...o.executor, clients, checkpoint: o.checkpoint ?? checkpoints });
+  const built = createExecutor({
+    reportingInstance: o.identity,
+    ...(o.onError ? { onEventError: o.onError } : {}),
+    ...o.executor,
+    clients,
+    checkpoint: o.checkpoint ?? checkpoints,
+  });
   const le = o.leaderElection ?? {};
   const leader: LeaderElector =
     le.enabled === false
@@ -142,9 +151,15 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
     executor: new LeaderOnlyExecutor(built.executor, leader),
     jobs,
     status: new StatusReporter(built.jobs),
-    completion: new JobCompletion({ jobs: built.jobs, pods: built.pods, now: o.executor?.now ?? Date.now }),
+    completion: new JobCompletion({
+      jobs: built.jobs,
+      pods: built.pods,
+      now: o.executor?.now ?? Date.now,
+      events: built.events,
+    }),
     leader,
     checkpoints,
+    events: built.events,
     servers: () => serversFrom(nodes.items(), pods.items()),
     observedPlacements: () => observedPlacements(pods.items()),
     webhookPort: () => webhook?.port,

@@ -20,6 +20,30 @@ export class JobNotFoundError extends Error {
 /** A status change: fields to set; `null` removes a field (JSON merge patch semantics). */
 export type StatusChange = { readonly [K in keyof OptimusJobStatus]?: OptimusJobStatus[K] | null };
 
+type Json = unknown;
+const isMap = (v: Json): v is Record<string, Json> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The merge patch that turns the map `stored` (as last read) into exactly `next`. A JSON merge
+ * patch merges maps, so a key of `stored` that `next` lacks — at any depth — would stay forever;
+ * here it is sent as `null`, which removes it. Lists and scalars replace as they are. Sound with
+ * {@link JobApi.updateStatus}: the patch carries the read resourceVersion, so a write in between
+ * means a re-read and a new diff. (A `null` inside `next` also removes: merge patch cannot store one.)
+ */
+export function replacingPatch(
+  stored: Readonly<Record<string, Json>> | undefined,
+  next: Readonly<Record<string, Json>>,
+): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const k of Object.keys(stored ?? {})) if (!(k in next)) out[k] = null;
+  for (const [k, v] of Object.entries(next)) {
+    const old = stored?.[k];
+    out[k] = isMap(v) && isMap(old) ? replacingPatch(old, v) : v;
+  }
+  return out;
+}
+
 export class JobApi {
   constructor(private readonly clients: KubeClients) {}
 

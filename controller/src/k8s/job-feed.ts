@@ -1,12 +1,17 @@
 /**
  * Keeps the runtime's job list in step with the OptimusJobs in the cluster: new valid jobs are
- * submitted, deleted ones removed; a job the runtime rejects gets an `Invalid` condition.
+ * submitted, deleted ones removed; a job the runtime rejects gets an `Invalid` condition, and a
+ * job whose name cannot work (see {@link jobNameProblem}) also the phase `Failed`.
  */
 import type { Resources } from '../../../shared/src/units';
 import type { JobSpec } from '../runtime/job-spec';
 import { jobIdOf, parseJobSpec } from '../runtime/job-spec';
+import { CONDITION, setCondition } from './conditions';
+import type { JobApi, StatusChange } from './job-api';
 import type { JobEntry } from './job-source';
-import { isFinished } from './job-source';
+import { currentOf, isFinished } from './job-source';
+import { jobNameProblem, splitJobId } from './names';
+import type { OptimusJob } from './optimus-job';
 import { toJobSpecInput } from './runtime-backend';
 
 /** The part of the runtime's controller the feed drives. */
@@ -16,10 +21,24 @@ export interface JobSink {
   records(): readonly { readonly spec: JobSpec }[];
 }
 
+/**
+ * Why a job was refused. `InvalidName` is final (a name cannot be edited; the CRD's CEL rules
+ * refuse such names, but not on a cluster without CEL or for jobs created before the rule);
+ * `InvalidSpec` is retried when the spec changes.
+ */
+export const REJECT_REASONS = ['InvalidName', 'InvalidSpec'] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number];
+
+export interface Rejection {
+  readonly id: string;
+  readonly error: string;
+  readonly reason: RejectReason;
+}
+
 export interface FeedResult {
   readonly submitted: string[];
   readonly removed: string[];
-  readonly rejected: { id: string; error: string }[];
+  readonly rejected: Rejection[];
   /** Submits or removals that threw (API errors): retried on the next pass, never marked Invalid. */
   readonly failed: { id: string; error: string }[];
 }
@@ -38,13 +57,20 @@ export async function syncJobs(
   const result: FeedResult = { submitted: [], removed: [], rejected: [], failed: [] };
   for (const e of entries) {
     if (known.has(e.id) || isFinished(e.job)) continue;
+    // Checked before anything runs: a job already holding pods (started by an older controller)
+    // is resumed as it is, never failed under its running pods.
+    const nameProblem = currentOf(e.job) ? null : jobNameProblem(e.job.metadata.name);
+    if (nameProblem) {
+      result.rejected.push({ id: e.id, error: nameProblem, reason: 'InvalidName' });
+      continue;
+    }
     if (!e.valid) {
-      result.rejected.push({ id: e.id, error: e.error });
+      result.rejected.push({ id: e.id, error: e.error, reason: 'InvalidSpec' });
       continue;
     }
     const parsed = parseJobSpec(toJobSpecInput(e, podOverhead));
     if (!parsed.ok) {
-      result.rejected.push({ id: e.id, error: parsed.error });
+      result.rejected.push({ id: e.id, error: parsed.error, reason: 'InvalidSpec' });
       continue;
     }
     // One job's failure must not keep the jobs after it out of the runtime.
@@ -65,4 +91,38 @@ export async function syncJobs(
     }
   }
   return result;
+}
+
+/**
+ * The status that says why a job was refused: an `Invalid` condition naming the problem, and for
+ * a name that can never work also the phase `Failed`. Empty when the status already says so
+ * (the feed meets a refused spec on every pass).
+ */
+export function rejectionStatus(job: OptimusJob, r: Rejection, nowIso: string): StatusChange {
+  const s = job.status;
+  const said = s?.conditions?.some(
+    (c) =>
+      c.type === CONDITION.Invalid && c.status === 'True' && c.reason === r.reason && c.message === r.error,
+  );
+  const final = r.reason === 'InvalidName';
+  if (said && (!final || s?.phase === 'Failed')) return {};
+  return {
+    ...(final ? { phase: 'Failed' as const } : {}),
+    conditions: setCondition(
+      s?.conditions,
+      { type: CONDITION.Invalid, status: 'True', reason: r.reason, message: r.error },
+      nowIso,
+    ),
+  };
+}
+
+/** Writes {@link rejectionStatus} into the job's status (leader only, like every status write). */
+export async function markRejected(
+  jobs: Pick<JobApi, 'updateStatus'>,
+  r: Rejection,
+  nowIso: string,
+): Promise<void> {
+  const parts = splitJobId(r.id);
+  if (!parts) return;
+  await jobs.updateStatus(parts.namespace, parts.name, (j) => rejectionStatus(j, r, nowIso));
 }

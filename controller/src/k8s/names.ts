@@ -37,3 +37,53 @@ export function splitJobId(id: string): { namespace: string; name: string } | nu
 
 /** Pod name of one task: `<job>-<role>-<index>`. */
 export const podName = (job: string, role: PodRole, index: number): string => `${job}-${role}-${index}`;
+
+/** The CRD's upper bounds of `spec.scaling.maxPs` and `maxWorkers` (a test holds them equal). */
+export const MAX_PS = 256;
+export const MAX_WORKERS = 1024;
+/** Longest DNS label (RFC 1123 / RFC 1035): hostnames, Service names; also the longest label value. */
+export const DNS_LABEL_MAX = 63;
+
+/** The highest task index of each role: one MXNet scheduler, up to the CRD's maximum replicas. */
+const HIGHEST_INDEX: Readonly<Record<PodRole, number>> = {
+  scheduler: 0,
+  ps: MAX_PS - 1,
+  worker: MAX_WORKERS - 1,
+};
+
+/** Characters {@link podName} can append to a job's name: `-worker-1023` and `-scheduler-0` (12). */
+export const LONGEST_POD_SUFFIX = Math.max(
+  ...POD_ROLES.map((role) => podName('', role, HIGHEST_INDEX[role]).length),
+);
+
+/**
+ * Longest job name that works (51): every pod name `<job>-<role>-<index>` must stay a DNS-1123
+ * label (it is the pod's hostname by Kubernetes' default) for every index the CRD allows. The
+ * job's other derived names are shorter: the headless Service, the pods' subdomain and the
+ * `optimus.dev/job` label value are the name itself (≤ 63).
+ */
+export const MAX_JOB_NAME_LENGTH = DNS_LABEL_MAX - LONGEST_POD_SUFFIX;
+
+/**
+ * A DNS-1035 label: the job's name is its headless Service's name (which must start with a
+ * letter) and its pods' `subdomain` (no dots). Object names in general may be DNS-1123
+ * subdomains, so the API server alone lets `1job` or `a.b` through. The CRD's CEL rule uses
+ * this same pattern (a test holds them equal).
+ */
+export const JOB_NAME_PATTERN = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Why an OptimusJob of this name can never run, or null when the name works. */
+export function jobNameProblem(name: string): string | null {
+  if (!JOB_NAME_PATTERN.test(name))
+    return (
+      `metadata.name "${name}" must be a DNS-1035 label (lowercase letters, digits and '-', ` +
+      `starting with a letter, ending with a letter or digit): it names the job's headless Service`
+    );
+  if (name.length > MAX_JOB_NAME_LENGTH)
+    return (
+      `metadata.name "${name}" has ${name.length} characters, at most ${MAX_JOB_NAME_LENGTH} are allowed: ` +
+      `pod names such as "${podName(name, 'worker', HIGHEST_INDEX.worker)}" must be DNS-1123 labels ` +
+      `of at most ${DNS_LABEL_MAX} characters`
+    );
+  return null;
+}

@@ -9,6 +9,8 @@ import type { KubeClients } from './clients';
 import { statusCodeOf } from './clients';
 import type { CheckpointSignal } from './checkpoint-signal';
 import { CONDITION, setCondition } from './conditions';
+import type { JobEvents } from './events';
+import { EVENT_REASON, NO_EVENTS } from './events';
 import type { JobApi, StatusChange } from './job-api';
 import type { JobPods, StartOutcome } from './job-pods';
 import type { OptimusJob, OptimusJobSpec } from './optimus-job';
@@ -33,6 +35,8 @@ export interface RolloutDeps {
   readonly timings: RolloutTimings;
   readonly now: () => number;
   readonly checkpoint?: CheckpointSignal;
+  /** Best-effort Kubernetes Events (never awaited). */
+  readonly events?: JobEvents;
 }
 
 export class RolloutError extends Error {}
@@ -115,6 +119,22 @@ export class Rollouts {
     );
     const checkpointed = checkpoint && (await Promise.race([checkpoint, lag]));
     if (checkpointed === undefined) return;
+    (this.d.events ?? NO_EVENTS).emit(
+      job,
+      checkpointed
+        ? {
+            type: 'Normal',
+            reason: EVENT_REASON.Checkpointed,
+            action: 'Stop',
+            note: 'the job logged a checkpoint before its pods stopped',
+          }
+        : {
+            type: 'Warning',
+            reason: EVENT_REASON.NoCheckpoint,
+            action: 'Stop',
+            note: `no checkpoint line within ${grace} s; the job resumes from its last checkpoint`,
+          },
+    );
     const now = iso(this.d.now());
     await this.status(job, (j) => ({
       conditions: setCondition(

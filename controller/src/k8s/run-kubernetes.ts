@@ -21,13 +21,12 @@ import { defaultCore } from '../runtime/default-core';
 import { connectBridge } from '../runtime/mqtt-bridge';
 import type { MqttBridge } from '../runtime/mqtt-bridge';
 import { checkpointFromMessage } from './checkpoint-feed';
+import { EVENT_REASON } from './events';
 import { ClusterStore } from './cluster-store';
-import { CONDITION, setCondition } from './conditions';
 import type { KubernetesBackend } from './index';
 import { createKubernetesBackend } from './index';
 import { JobApi } from './job-api';
-import { syncJobs } from './job-feed';
-import { splitJobId } from './names';
+import { markRejected, syncJobs } from './job-feed';
 import { parseResources } from './quantity';
 import { KubernetesRuntimeBackend } from './runtime-backend';
 import { DEFAULT_SIDECAR_RESOURCES } from './webhook/sidecar-config';
@@ -154,7 +153,19 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const feed = debounce(
     async () => {
       const r = await syncJobs(ctl, backend.jobs.list(), podOverhead);
-      for (const { id, error } of r.rejected) await markInvalid(jobApi, id, error);
+      const byId = new Map(backend.jobs.list().map((e) => [e.id, e.job]));
+      for (const rej of r.rejected) {
+        await markRejected(jobApi, rej, new Date().toISOString());
+        // Re-sent every sync; the recorder sends an identical event once per de-dup window.
+        const job = byId.get(rej.id);
+        if (job)
+          backend.events.emit(job, {
+            type: 'Warning',
+            reason: EVENT_REASON.Rejected,
+            action: 'Admit',
+            note: `${rej.reason}: ${rej.error}`,
+          });
+      }
       if (r.submitted.length || r.removed.length) log.info(r, 'jobs synced from OptimusJobs');
       if (r.failed.length === 0) return;
       // Informer events may not come again soon: retry the jobs that failed on our own.
@@ -227,23 +238,6 @@ async function followerProbes(port: number): Promise<{ close(): Promise<void> }>
         server.close(() => resolve());
       }),
   };
-}
-
-async function markInvalid(jobs: JobApi, id: string, error: string): Promise<void> {
-  const parts = splitJobId(id);
-  if (!parts) return;
-  const now = new Date().toISOString();
-  await jobs.updateStatus(parts.namespace, parts.name, (j) =>
-    j.status?.conditions?.some((c) => c.type === CONDITION.Invalid && c.message === error)
-      ? {}
-      : {
-          conditions: setCondition(
-            j.status?.conditions,
-            { type: CONDITION.Invalid, status: 'True', reason: 'Rejected', message: error },
-            now,
-          ),
-        },
-  );
 }
 
 /** Runs `fn` at most once per `ms`, never concurrently; errors go to `onError`. */

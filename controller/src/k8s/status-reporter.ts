@@ -5,6 +5,7 @@
  * controller refits from live in the job's ConfigMap (see `cluster-store.ts`).
  */
 import type { JobApi } from './job-api';
+import { replacingPatch } from './job-api';
 import { splitJobId } from './names';
 
 /** Status `models` larger than this (JSON bytes) are replaced by a note: etcd objects are ≤ 1.5 MiB. */
@@ -15,6 +16,7 @@ export interface ProgressReport {
   readonly progress?: number;
   /** Epoch seconds of the predicted completion; null removes a stale one. */
   readonly predictedCompletionSec?: number | null;
+  /** Replaces the stored models entirely: keys not reported any more are removed. */
   readonly models?: Readonly<Record<string, unknown>>;
 }
 
@@ -33,7 +35,7 @@ export class StatusReporter {
       r.models && JSON.stringify(r.models).length > MAX_MODELS_BYTES
         ? { note: `models larger than ${MAX_MODELS_BYTES} bytes omitted` }
         : r.models;
-    await this.jobs.updateStatus(namespace, name, () => ({
+    await this.jobs.updateStatus(namespace, name, (job) => ({
       ...(r.progress !== undefined
         ? { progress: `${Math.round(Math.min(1, Math.max(0, r.progress)) * 100)}%` }
         : {}),
@@ -46,7 +48,7 @@ export class StatusReporter {
                 .replace(/\.\d+Z$/, 'Z'),
             }
           : {}),
-      ...(models ? { models } : {}),
+      ...(models ? { models: replacingPatch(job.status?.models, models) } : {}),
     }));
   }
 }
