@@ -234,7 +234,8 @@ async function tailRun(): Promise<TailFigures> {
   reference.kill();
   floor.kill();
   peer.close();
-  await sleep(300);
+  // Let the last lines arrive (bounded), so `recordsReceived` measures loss, not the cut-off.
+  for (let waited = 0; received < n && waited < 5000; waited += 50) await sleep(50);
   fs.closeSync(fd);
   // SIGTERM first: a profiling flag (`--node-flags --cpu-prof`) writes its profile on a clean exit.
   child.kill('SIGTERM');

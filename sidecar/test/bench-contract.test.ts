@@ -1,0 +1,33 @@
+/**
+ * `npm run bench:sidecar -- --json` is a contract others run: one JSON document on stdout with the
+ * figures the issue names. A short run checks the shape, never the values (no timed assertions).
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
+
+describe('bench:sidecar --json', () => {
+  it('prints one JSON document with the contract fields, every record delivered', async () => {
+    const { stdout } = await run(
+      path.join(root, 'node_modules/.bin/tsx'),
+      ['sidecar/bench/bench.ts', '--json', '--duration', '3', '--lines', '20000'],
+      { cwd: root, timeout: 60_000 },
+    );
+    const doc = JSON.parse(stdout) as Record<string, unknown>;
+    for (const k of [
+      'linesPerSec',
+      'rssBytes',
+      'bareNodeRssBytes',
+      'cpuFraction',
+      'latencyP99Ms',
+      'floorCpuFraction',
+    ])
+      expect(Number.isFinite(doc[k]), k).toBe(true);
+    expect(doc['recordsReceived']).toBe(doc['linesWritten']);
+    expect(doc['linesWritten']).toBeGreaterThan(0);
+  }, 90_000);
+});
