@@ -1,7 +1,8 @@
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { EventRecorderOptions, EventSubject, JobEvent } from './events';
-import { EVENT_REASON, EventRecorder, shapeText } from './events';
+import { Registry } from 'prom-client';
+import { EVENT_REASON, EventRecorder, NO_EVENTS, registerEventMetrics, shapeText } from './events';
 
 const T0 = Date.UTC(2026, 10, 29, 22, 0, 0, 123);
 
@@ -161,6 +162,33 @@ describe('EventRecorder', () => {
     const note = written[0]?.body.note ?? '';
     expect(Buffer.byteLength(note)).toBeLessThanOrEqual(1024);
     expect(note.endsWith('…')).toBe(true);
+  });
+});
+
+describe('registerEventMetrics', () => {
+  it('exposes sent, failed and de-duplicated events as a Prometheus counter', async () => {
+    let fail = false;
+    const { r } = recorder({
+      write: () => (fail ? Promise.reject(new Error('500')) : Promise.resolve()),
+    });
+    const registry = new Registry();
+    registerEventMetrics(registry, r);
+    r.emit(job(), started());
+    r.emit(job(), started());
+    await r.idle();
+    fail = true;
+    r.emit(job('other'), started());
+    await r.idle();
+    const text = await registry.metrics();
+    expect(text).toContain('optimus_kubernetes_events_total{result="sent"} 1');
+    expect(text).toContain('optimus_kubernetes_events_total{result="deduplicated"} 1');
+    expect(text).toContain('optimus_kubernetes_events_total{result="failed"} 1');
+  });
+
+  it('registers nothing for a sink that keeps no counts', async () => {
+    const registry = new Registry();
+    registerEventMetrics(registry, NO_EVENTS);
+    expect(await registry.metrics()).not.toContain('optimus_kubernetes_events_total');
   });
 });
 

@@ -7,6 +7,7 @@
  */
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { V1MicroTime } from '@kubernetes/client-node';
+import { Counter, type Registry } from 'prom-client';
 import type { JobShape } from '../scheduling/types';
 import type { KubeClients } from './clients';
 import type { OptimusJob } from './optimus-job';
@@ -52,6 +53,8 @@ export interface JobEvents {
   emit(job: EventSubject, event: JobEvent): void;
   /** Resolves once the writes started so far have settled, or after `timeoutMs` (shutdown, tests). */
   idle(timeoutMs?: number): Promise<void>;
+  /** What happened to the events so far (a recorder that writes them keeps counts). */
+  readonly stats?: Readonly<EventStats>;
 }
 
 /** Discards every event (a backend built without a recorder, unit tests). */
@@ -187,4 +190,21 @@ export class EventRecorder implements JobEvents {
       reportingInstance: this.o.reportingInstance.slice(0, 128),
     };
   }
+}
+
+/** Exposes the counts of `events` as `optimus_kubernetes_events_total{result}` on `registry`. */
+export function registerEventMetrics(registry: Registry, events: JobEvents): void {
+  const stats = events.stats;
+  if (stats === undefined) return;
+  new Counter({
+    name: 'optimus_kubernetes_events_total',
+    help: 'Kubernetes Events about OptimusJobs, by what became of them',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const result of ['sent', 'failed', 'deduplicated', 'dropped'] as const)
+        this.inc({ result }, stats[result]);
+    },
+  });
 }

@@ -21,7 +21,7 @@ import { defaultCore } from '../runtime/default-core';
 import { connectBridge } from '../runtime/mqtt-bridge';
 import type { MqttBridge } from '../runtime/mqtt-bridge';
 import { checkpointFromMessage } from './checkpoint-feed';
-import { EVENT_REASON } from './events';
+import { EVENT_REASON, registerEventMetrics } from './events';
 import { ClusterStore } from './cluster-store';
 import type { KubernetesBackend } from './index';
 import { createKubernetesBackend } from './index';
@@ -144,6 +144,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     restartCostSec: cfg.restartCostSec,
   });
   controller = ctl;
+  registerEventMetrics(ctl.metrics.registry, backend.events);
   await ctl.start(rt.running());
   for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
   const jobApi = new JobApi(backend.clients);
