@@ -1,7 +1,13 @@
 /** A Kubernetes backend of the controller wired to a test cluster, with short timings. */
+import { loadConfig } from '../../controller/src/config/env';
 import { createKubernetesBackend } from '../../controller/src/k8s';
 import type { KubernetesBackend, KubernetesBackendOptions } from '../../controller/src/k8s';
 import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
+import {
+  type KubernetesRun,
+  type KubernetesRunOptions,
+  runKubernetes,
+} from '../../controller/src/k8s/run-kubernetes';
 import type { TestCluster } from './cluster-fixture';
 
 /** The controller's calls carry this token; the tests' own calls carry `test-token`. */
@@ -27,6 +33,29 @@ export function startBackend(
       },
     },
     ...extra,
+  });
+}
+
+/**
+ * The whole controller (`optimus kubernetes run`'s composition root) against the test cluster and
+ * `brokerUrl`, quiet, with rounds only on events (the scheduling period is an hour).
+ */
+export function startRun(
+  cluster: TestCluster,
+  brokerUrl: string,
+  o: { identity?: string; store?: KubernetesRunOptions['store'] } = {},
+): Promise<KubernetesRun> {
+  return runKubernetes({
+    cfg: loadConfig({
+      OPTIMUS_BROKER_URL: brokerUrl,
+      OPTIMUS_HTTP_PORT: '0',
+      POD_NAME: o.identity ?? 'controller-0',
+      POD_NAMESPACE: 'optimus-system',
+      OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',
+      OPTIMUS_LOG_LEVEL: 'silent',
+    }),
+    kubeConfig: kubeConfigFor(cluster.double.url, CONTROLLER_TOKEN),
+    ...(o.store ? { store: o.store } : {}),
   });
 }
 

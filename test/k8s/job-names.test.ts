@@ -4,14 +4,11 @@
  * creates nothing, while a job at the length limit runs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../controller/src/config/env';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
 import { MAX_JOB_NAME_LENGTH } from '../../controller/src/k8s/names';
 import type { KubernetesRun } from '../../controller/src/k8s/run-kubernetes';
-import { runKubernetes } from '../../controller/src/k8s/run-kubernetes';
 import type { EmbeddedBroker } from '../../controller/src/local/broker';
 import { startEmbeddedBroker } from '../../controller/src/local/broker';
-import { CONTROLLER_TOKEN, until } from './backend-fixture';
+import { startRun, until } from './backend-fixture';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';
 
@@ -31,17 +28,7 @@ describe('job names against the API double', () => {
   it('fails a too-long job with an Invalid condition and no pods; runs one at the limit', async () => {
     cluster = await startTestCluster([{ name: 'n1', capacity: { cpu: 64, memory: 256 * GiB } }]);
     broker = await startEmbeddedBroker(0);
-    run = await runKubernetes({
-      cfg: loadConfig({
-        OPTIMUS_BROKER_URL: broker.url,
-        OPTIMUS_HTTP_PORT: '0',
-        POD_NAME: 'controller-0',
-        POD_NAMESPACE: 'optimus-system',
-        OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',
-        OPTIMUS_LOG_LEVEL: 'silent',
-      }),
-      kubeConfig: kubeConfigFor(cluster.double.url, CONTROLLER_TOKEN),
-    });
+    run = await startRun(cluster, broker.url);
     const tooLong = named('long', MAX_JOB_NAME_LENGTH + 1);
     const atLimit = named('fits', MAX_JOB_NAME_LENGTH);
     // The double, like an API server without the CEL rule, accepts both.

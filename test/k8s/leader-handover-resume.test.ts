@@ -3,17 +3,14 @@
  * takes the lease over resumes every job with its observations, bounded in size.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../controller/src/config/env';
 import { KEY_RECORDS, configMapNameOf } from '../../controller/src/k8s/cluster-store';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
 import type { KubernetesRun } from '../../controller/src/k8s/run-kubernetes';
-import { runKubernetes } from '../../controller/src/k8s/run-kubernetes';
 import type { EmbeddedBroker } from '../../controller/src/local/broker';
 import { startEmbeddedBroker } from '../../controller/src/local/broker';
 import { metricsTopic } from '../../shared/src/topics';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';
-import { CONTROLLER_TOKEN, until } from './backend-fixture';
+import { startRun, until } from './backend-fixture';
 import { storedRecord } from './store-fixture';
 
 const GiB = 1024 ** 3;
@@ -29,17 +26,8 @@ afterEach(async () => {
 });
 
 async function start(identity: string): Promise<KubernetesRun> {
-  const cfg = loadConfig({
-    OPTIMUS_BROKER_URL: broker!.url,
-    OPTIMUS_HTTP_PORT: '0',
-    POD_NAME: identity,
-    POD_NAMESPACE: 'optimus-system',
-    OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',
-    OPTIMUS_LOG_LEVEL: 'silent',
-  });
-  const run = await runKubernetes({
-    cfg,
-    kubeConfig: kubeConfigFor(cluster!.double.url, CONTROLLER_TOKEN),
+  const run = await startRun(cluster!, broker!.url, {
+    identity,
     store: { flushMs: 100, maxRecordBytes: BUDGET },
   });
   runs.push(run);

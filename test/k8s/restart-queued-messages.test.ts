@@ -5,16 +5,13 @@
  */
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../controller/src/config/env';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
 import type { KubernetesRun } from '../../controller/src/k8s/run-kubernetes';
-import { runKubernetes } from '../../controller/src/k8s/run-kubernetes';
 import type { EmbeddedBroker } from '../../controller/src/local/broker';
 import { startEmbeddedBroker } from '../../controller/src/local/broker';
 import { metricsTopic, taskKey } from '../../shared/src/topics';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';
-import { CONTROLLER_TOKEN, until } from './backend-fixture';
+import { startRun, until } from './backend-fixture';
 import { storedRecord } from './store-fixture';
 
 const GiB = 1024 ** 3;
@@ -29,19 +26,7 @@ afterEach(async () => {
 });
 
 async function start(): Promise<KubernetesRun> {
-  const cfg = loadConfig({
-    OPTIMUS_BROKER_URL: broker!.url,
-    OPTIMUS_HTTP_PORT: '0',
-    POD_NAME: 'controller-0',
-    POD_NAMESPACE: 'optimus-system',
-    OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',
-    OPTIMUS_LOG_LEVEL: 'silent',
-  });
-  const run = await runKubernetes({
-    cfg,
-    kubeConfig: kubeConfigFor(cluster!.double.url, CONTROLLER_TOKEN),
-    store: { flushMs: 100 },
-  });
+  const run = await startRun(cluster!, broker!.url, { store: { flushMs: 100 } });
   runs.push(run);
   return run;
 }

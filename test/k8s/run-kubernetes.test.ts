@@ -1,13 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../controller/src/config/env';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
 import type { KubernetesRun } from '../../controller/src/k8s/run-kubernetes';
-import { runKubernetes } from '../../controller/src/k8s/run-kubernetes';
 import type { EmbeddedBroker } from '../../controller/src/local/broker';
 import { startEmbeddedBroker } from '../../controller/src/local/broker';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';
-import { CONTROLLER_TOKEN, until } from './backend-fixture';
+import { startRun, until } from './backend-fixture';
 
 const GiB = 1024 ** 3;
 let cluster: TestCluster | undefined;
@@ -26,18 +23,7 @@ describe('optimus kubernetes run (composition root) against the API double', () 
       { name: 'n2', capacity: { cpu: 32, memory: 128 * GiB } },
     ]);
     broker = await startEmbeddedBroker(0);
-    const cfg = loadConfig({
-      OPTIMUS_BROKER_URL: broker.url,
-      OPTIMUS_HTTP_PORT: '0',
-      POD_NAME: 'controller-0',
-      POD_NAMESPACE: 'optimus-system',
-      OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',
-      OPTIMUS_LOG_LEVEL: 'silent',
-    });
-    run = await runKubernetes({
-      cfg,
-      kubeConfig: kubeConfigFor(cluster.double.url, CONTROLLER_TOKEN),
-    });
+    run = await startRun(cluster, broker.url);
     expect(run.backend.leader.isLeader()).toBe(true);
     await cluster.submit({ name: 'cifar' });
     await until(() => cluster!.pods('default').some((p) => p.status?.phase === 'Running'), 15_000);
