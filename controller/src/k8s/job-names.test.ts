@@ -16,6 +16,7 @@ import {
   jobNameProblem,
   podName,
 } from './names';
+import { minimalJobSpec } from './testing';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const nameOf = (length: number): string => 'j'.repeat(length);
@@ -92,15 +93,7 @@ describe('job names: the CRD says the same as the controller', () => {
   });
 });
 
-const spec = {
-  mode: 'sync',
-  container: { image: 'i', command: ['python'] },
-  ps: { resources: { requests: { cpu: '1' } } },
-  worker: { resources: { requests: { cpu: '1' } } },
-  batchSize: 32,
-  convergence: { threshold: 0.02, patience: 2, stepsPerEpoch: 100 },
-  scaling: { minPs: 1, maxPs: 4, minWorkers: 1, maxWorkers: 4 },
-};
+const spec = minimalJobSpec;
 
 const jobNamed = (name: string, status?: OptimusJobStatus): OptimusJob => ({
   metadata: { name, namespace: 'default' },

@@ -6,6 +6,7 @@ import { verdictFrom } from './completion';
 import { parseSpec } from './optimus-job';
 import { podState } from './pod-state';
 import { parseQuantity } from './quantity';
+import { minimalJobSpec } from './testing';
 
 describe('parseQuantity', () => {
   it.each([
@@ -153,15 +154,7 @@ describe('conditions', () => {
 });
 
 describe('parseSpec (the controller re-checks what CEL checks)', () => {
-  const spec = {
-    mode: 'sync',
-    container: { image: 'i', command: ['python'] },
-    ps: { resources: { requests: { cpu: '1' } } },
-    worker: { resources: { requests: { cpu: '1' } } },
-    batchSize: 32,
-    convergence: { threshold: 0.02, patience: 2, stepsPerEpoch: 100 },
-    scaling: { minPs: 1, maxPs: 4, minWorkers: 1, maxWorkers: 4 },
-  };
+  const spec = minimalJobSpec;
   it('accepts a valid spec', () => expect(parseSpec(spec).ok).toBe(true));
   it.each([
     {
