@@ -59,7 +59,7 @@ describe('Courier', () => {
 
   it('keeps at most `window` messages in flight and sends in order', () => {
     const { c, link } = make({ window: 2 });
-    for (let s = 0; s < 5; s++) c.enqueue(entry(s));
+    for (let s = 0; s < 5; s++) c.enqueueAll([entry(s)]);
     expect(link.sent.map((x) => x.payload)).toEqual(['r0', 'r1']);
     c.onAck(link.sent[0]!.id, true);
     now += 1; // one token
@@ -95,7 +95,7 @@ describe('Courier', () => {
 
   it('reports the acknowledged prefix even when acks come out of order', () => {
     const { c, link, acked } = make();
-    for (let s = 0; s < 3; s++) c.enqueue(entry(s));
+    for (let s = 0; s < 3; s++) c.enqueueAll([entry(s)]);
     c.onAck(link.sent[1]!.id, true);
     expect(acked).toEqual([]);
     c.onAck(link.sent[0]!.id, true);
@@ -105,11 +105,11 @@ describe('Courier', () => {
 
   it('resends everything unacknowledged, in order and flagged dup, after a reconnect', () => {
     const { c, link } = make({ window: 10 });
-    for (let s = 0; s < 3; s++) c.enqueue(entry(s));
+    for (let s = 0; s < 3; s++) c.enqueueAll([entry(s)]);
     c.onAck(link.sent[0]!.id, true);
     link.connected = false;
     c.onDisconnect();
-    c.enqueue(entry(3));
+    c.enqueueAll([entry(3)]);
     link.connected = true;
     link.sent.length = 0;
     c.onConnect(null);
@@ -123,7 +123,7 @@ describe('Courier', () => {
   it('honours the broker Receive Maximum', () => {
     const { c, link } = make({ window: 10 });
     link.connected = false;
-    for (let s = 0; s < 5; s++) c.enqueue(entry(s));
+    for (let s = 0; s < 5; s++) c.enqueueAll([entry(s)]);
     link.connected = true;
     c.onConnect(2);
     expect(link.sent).toHaveLength(2);
@@ -132,7 +132,7 @@ describe('Courier', () => {
   it('paces a backlog with the token bucket', () => {
     const { c, link } = make({ window: 100, rate: 10 });
     link.connected = false;
-    for (let s = 0; s < 50; s++) c.enqueue(entry(s));
+    for (let s = 0; s < 50; s++) c.enqueueAll([entry(s)]);
     link.connected = true;
     c.onConnect(null);
     for (const s of link.sent) c.onAck(s.id, true);
@@ -146,7 +146,7 @@ describe('Courier', () => {
 
   it('keeps a refused message (MQTT 5 reason ≥ 0x80) for the next session', () => {
     const { c, link } = make();
-    c.enqueue(entry(0));
+    c.enqueueAll([entry(0)]);
     c.onAck(link.sent[0]!.id, false);
     expect(c.pendingCount).toBe(1);
   });

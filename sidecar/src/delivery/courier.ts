@@ -92,10 +92,6 @@ export class Courier {
     this.link = link;
   }
 
-  enqueue(entry: OutboxEntry): void {
-    this.enqueueAll([entry]);
-  }
-
   /** Queues entries in order and sends what the window allows, in one write. */
   enqueueAll(entries: readonly OutboxEntry[]): void {
     if (entries.length === 0) return;
