@@ -25,3 +25,23 @@ export function scaledClock(opts: { scale: number; originMs: number; source?: ()
     wallMsAfter: (s) => source() + (s * 1000) / opts.scale,
   };
 }
+
+/** A timer handle of {@link Timers}. */
+export interface TimerHandle {
+  readonly id: unknown;
+}
+
+/**
+ * Timers, injected like the clock: real ones in local mode and Kubernetes, virtual ones in the
+ * simulator (which then runs the same runtime at full speed).
+ */
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+}
+
+/** Node's timers. Unref'd: a pending round never keeps a finished process alive. */
+export const realTimers: Timers = {
+  setTimeout: (fn, ms) => ({ id: setTimeout(fn, ms).unref() }),
+  clearTimeout: (h) => clearTimeout(h.id as NodeJS.Timeout),
+};

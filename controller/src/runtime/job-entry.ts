@@ -1,6 +1,7 @@
 /** One job inside the runtime: its record, its observations and its latest models. */
 import type { JobPlan } from '../../../shared/src/schemas';
-import type { JobReport } from './backend';
+import type { JobReport, ObservedJob } from './backend';
+import type { CurrentJob } from './core';
 import type { Clock } from './clock';
 import type { JobRecord } from './job-record';
 import { shapeHistory } from './job-record';
@@ -10,13 +11,36 @@ import { remainingTime, type JobModels } from './refit';
 export interface JobEntry {
   readonly rec: JobRecord;
   readonly obs: JobObservations;
+  /** The latest good models (a failed refit keeps them). */
   models: JobModels | null;
+  /** What the backend observed of the job at the last round (never a belief). */
+  observed: ObservedJob | undefined;
+  /** What the job holds according to that observation. */
+  current: CurrentJob | null;
+  /** The observation version the models were fitted on (refit only when it moved). */
+  fittedAt: string | null;
+  /** The completed epochs the convergence rule was last checked at in a round. */
+  ruleCheckedAt: number;
+  /** The last completed epoch the rule was checked at between rounds. */
+  epochChecked: number;
 }
+
+/** A new entry: nothing observed or fitted yet. */
+export const newEntry = (rec: JobRecord, obs: JobObservations): JobEntry => ({
+  rec,
+  obs,
+  models: null,
+  observed: undefined,
+  current: null,
+  fittedAt: null,
+  ruleCheckedAt: -1,
+  epochChecked: -1,
+});
 
 /** The retained `plan` message of a job: its shape, placement and predicted completion. */
 export function planMessage(e: JobEntry, clock: Clock): JobPlan {
   const { rec, models } = e;
-  const shape = rec.current?.shape ?? null;
+  const shape = e.current?.shape ?? null;
   const rt = shape && models && rec.phase === 'running' ? remainingTime(models, shape) : null;
   const speed = shape && models ? models.speed.predict(shape.ps, shape.workers).stepsPerSec : null;
   return {
@@ -25,7 +49,7 @@ export function planMessage(e: JobEntry, clock: Clock): JobPlan {
     state: planState(e),
     ps: shape?.ps ?? 0,
     workers: shape?.workers ?? 0,
-    placement: rec.current?.placement.map((p) => ({ ...p })) ?? [],
+    placement: e.current?.placement.map((p) => ({ ...p })) ?? [],
     reason: rec.reason,
     predictedRemainingSec: rt,
     predictedCompletionTs: rt
@@ -53,7 +77,7 @@ function planState(e: JobEntry): JobPlan['state'] {
     case 'failed':
       return 'failed';
     case 'running':
-      return e.rec.current ? 'running' : 'resizing';
+      return e.current ? 'running' : 'resizing';
   }
 }
 
@@ -67,8 +91,10 @@ export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
     mode: rec.spec.mode,
     phase: rec.phase,
     reason: rec.reason,
-    shape: rec.current?.shape ?? null,
-    placement: rec.current?.placement ?? [],
+    shape: e.current?.shape ?? null,
+    placement: e.current?.placement ?? [],
+    end: rec.end,
+    degraded: rec.degraded,
     restarts: rec.restarts,
     shapes: shapeHistory(rec),
     submittedAt: rec.submittedAt,

@@ -25,16 +25,23 @@ interface WorkerStats {
 
 export class JobObservations {
   private readonly losses = new Map<number, number>();
+  /** {@link lossPoints}, kept until a new loss arrives. */
+  private sortedLosses: LossPoint[] | null = null;
+  /** Sum and count of the losses per epoch (a point at step s is in epoch ⌈s / spe⌉ − 1). */
+  private readonly perEpoch = new Map<number, { sum: number; n: number }>();
   /** span index → worker index → speed stats (steps/s of that worker). */
   private readonly speeds = new Map<number, Map<number, WorkerStats>>();
   private maxStep = 0;
   records = 0;
+  /** Moves with every record taken: what was derived from the observations is stale when it moved. */
+  version = 0;
 
   constructor(private readonly spec: JobSpec) {}
 
   add(task: TaskId, r: MetricsRecord, spans: readonly ShapeSpan[]): void {
     if (task.role !== 'worker') return;
     this.records += 1;
+    this.version += 1;
     const spanIndex = findSpan(spans, r.ts);
     const span = spanIndex === -1 ? undefined : spans[spanIndex];
     const workers = span?.shape.workers ?? 1;
@@ -42,16 +49,36 @@ export class JobObservations {
     if (step !== null) this.maxStep = Math.max(this.maxStep, step);
     // Worker 0's loss stands for the job (sync workers share parameters, async ones nearly so).
     if (task.index === 0 && r.loss !== null && step !== null && r.kind !== 'validation') {
-      this.losses.set(step, r.loss);
+      this.setLoss(step, r.loss);
     }
     if (r.kind !== 'batch' || r.samplesPerSec === null || span === undefined) return;
     const stepsPerSec = r.samplesPerSec / perWorkerBatch(this.spec, workers);
     this.addSpeed(spanIndex, task.index, stepsPerSec);
   }
 
-  /** Loss points sorted by step. */
-  lossPoints(): LossPoint[] {
-    return [...this.losses].map(([step, loss]) => ({ step, loss })).sort((a, b) => a.step - b.step);
+  /** Loss points sorted by step (a shared array: callers must not change it). */
+  lossPoints(): readonly LossPoint[] {
+    this.sortedLosses ??= [...this.losses]
+      .map(([step, loss]) => ({ step, loss }))
+      .sort((a, b) => a.step - b.step);
+    return this.sortedLosses;
+  }
+
+  /** Mean loss per epoch, by epoch (unsorted; every epoch that has a point). */
+  epochLosses(): ReadonlyMap<number, { readonly sum: number; readonly n: number }> {
+    return this.perEpoch;
+  }
+
+  private setLoss(step: number, loss: number): void {
+    const epoch = Math.ceil(step / this.spec.stepsPerEpoch) - 1;
+    const old = this.losses.get(step);
+    const acc = this.perEpoch.get(epoch) ?? { sum: 0, n: 0 };
+    if (old === undefined) acc.n += 1;
+    else acc.sum -= old;
+    acc.sum += loss;
+    this.perEpoch.set(epoch, acc);
+    this.losses.set(step, loss);
+    this.sortedLosses = null;
   }
 
   /** Steps done so far (the furthest global step seen). */

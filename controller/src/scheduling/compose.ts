@@ -29,6 +29,8 @@ export interface ComposeOptions {
   readonly passes?: number;
   /** A running job that shrinks keeps its remaining tasks where they are (`core/sticky.ts`). */
   readonly keepShrunk?: boolean;
+  /** See {@link Policy.needsSpeedModel} (default true). */
+  readonly needsSpeedModel?: boolean;
 }
 
 interface RoundResult {
@@ -45,6 +47,7 @@ export function composePolicy(options: ComposeOptions): Policy {
   return {
     name: options.name,
     description: options.description,
+    ...(options.needsSpeedModel === false ? { needsSpeedModel: false } : {}),
     decide(input: PolicyInput): Decision {
       const prepared = prepare(input);
       const round = schedule(prepared, options, passes);

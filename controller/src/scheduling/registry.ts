@@ -59,6 +59,7 @@ export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
     (o) =>
       composePolicy({
         name: 'drf',
+        needsSpeedModel: false,
         description: 'DRF',
         allocator: drfAllocator(),
         placer: spreadPlacer(o),
@@ -79,6 +80,7 @@ export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
   fifo: entry('FIFO: arrival order, fixed shape per job, head-of-line blocking, spreading', (o) =>
     composePolicy({
       name: 'fifo',
+      needsSpeedModel: false,
       description: 'FIFO',
       allocator: fixedShapeAllocator({ ...o, order: 'fifo' }),
       placer: spreadPlacer(o),
@@ -88,6 +90,7 @@ export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
   srtf: entry('SRTF: shortest remaining time first, fixed shape per job, spreading', (o) =>
     composePolicy({
       name: 'srtf',
+      needsSpeedModel: false,
       description: 'SRTF',
       allocator: fixedShapeAllocator({ ...o, order: 'srtf' }),
       placer: spreadPlacer(o),

@@ -87,5 +87,11 @@ export interface Decision {
 export interface Policy {
   readonly name: string;
   readonly description: string;
+  /**
+   * False for a policy that never reads a job's speed model beyond the speed observed at the shape
+   * it runs (DRF, FIFO, SRTF at a fixed shape): the runtime then skips the pre-run, which exists
+   * only to seed that model. Default true.
+   */
+  readonly needsSpeedModel?: boolean;
   decide(input: PolicyInput): Decision;
 }

@@ -7,8 +7,7 @@ import { simulate, type SimulationOptions, type SimulationResult } from './engin
 import type { Estimation, EstimationModels } from './estimator';
 import type { MeasuredModel } from './measured-table';
 import type { RunFigures } from './metrics';
-import type { JobShape } from '../scheduling/types';
-import type { Trace, TraceJob } from './trace';
+import type { Trace } from './trace';
 
 /** Where the workload of each seed comes from: a built-in generator or one fixed trace. */
 export type WorkloadSource = (seed: number) => Trace;
@@ -20,7 +19,6 @@ export interface EvaluationOptions {
   readonly measured: ReadonlyMap<string, MeasuredModel>;
   readonly models: EstimationModels;
   readonly getPolicy: (name: string) => Policy;
-  readonly prerunShapes: (job: TraceJob) => readonly JobShape[];
   readonly intervalSec?: number;
   readonly restartPauseSec?: number;
   /** See SimulationOptions.minRoundGapSec; default: 0 up to 500 jobs, 60 s above. */
@@ -73,7 +71,6 @@ export async function runVariants(
         estimation: v.estimation,
         models: o.models,
         seed,
-        prerunShapes: o.prerunShapes,
         ...(o.intervalSec === undefined ? {} : { intervalSec: o.intervalSec }),
         ...(o.restartPauseSec === undefined ? {} : { restartPauseSec: o.restartPauseSec }),
         minRoundGapSec: o.minRoundGapSec ?? (trace.jobs.length > 500 ? 60 : 0),

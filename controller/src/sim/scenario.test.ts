@@ -5,7 +5,7 @@ import type { Decision, Policy, PolicyInput } from '../scheduling/types';
 import { getPolicy } from '../scheduling/registry';
 import { simulate, type SimulationOptions } from './engine';
 import { loadMeasured } from './load';
-import { prerunShapeChooser, productionModels } from './models';
+import { productionModels } from './models';
 import type { Trace, TraceJob } from './trace';
 import { buildWorkload } from './workloads';
 
@@ -127,7 +127,6 @@ describe('simulator scenarios', () => {
         policy: getPolicy('optimus'),
         models: productionModels,
         seed,
-        prerunShapes: prerunShapeChooser(),
       };
       online += (await simulate({ ...o, estimation: { kind: 'online' } })).avgJct;
       oracle += (await simulate({ ...o, estimation: { kind: 'oracle', error: 0 } })).avgJct;

@@ -16,7 +16,7 @@ import {
   type Variant,
 } from '../../sim/evaluate';
 import { loadMeasured, workloadSource } from '../../sim/load';
-import { prerunShapeChooser, productionModels } from '../../sim/models';
+import { productionModels } from '../../sim/models';
 import { writePlots } from '../../sim/plots';
 import { intFlag, note, numberFlag, printJson } from '../output';
 
@@ -102,7 +102,6 @@ async function run(flags: SimulateFlags): Promise<void> {
     measured,
     models: productionModels,
     getPolicy: (name) => getPolicy(name),
-    prerunShapes: prerunShapeChooser(),
     intervalSec: flags.interval,
     restartPauseSec: flags.restartPause,
     ...(flags.minRoundGap === undefined ? {} : { minRoundGapSec: flags.minRoundGap }),

@@ -1,0 +1,153 @@
+/**
+ * The emulated training program of one simulated job: it progresses at its true speed for the shape
+ * and placement it runs at (nothing during a checkpoint → restart pause), logs what MXNet's
+ * Speedometer would — one record per worker every few batches, with the worker's samples/s, step
+ * time and a noisy loss of the true curve — and exits when its own stopping rule (the convergence
+ * rule on the noise-free curve, like the local mode's trainer) is reached. The records go through
+ * the runtime's real ingest; the scheduler learns nothing else about the job.
+ */
+import type { MetricsRecord } from '../../../shared/src/schemas';
+import type { TaskId } from '../../../shared/src/topics';
+import type { TaskPlacement } from '../scheduling/types';
+import { lossAt, resolveWork, type JobTruth } from './loss-curve';
+import { placementSpeedFactor } from './locality';
+import type { MeasuredModel } from './measured-table';
+import { hashedNormal } from './rng';
+import type { SimJobState } from './sim-executor';
+import { resolveSpeed, type TrueSpeedModel } from './speed-truth';
+import type { TraceJob } from './trace';
+
+/** Relative noise of one logged speed (a Speedometer line covers a few batches). */
+export const RECORD_SPEED_NOISE = 0.05;
+/** MXNet's `--disp-batches` default in its image-classification example: a line every 20 batches. */
+export const DISPLAY_BATCHES = 20;
+/** At most this many lines per worker per epoch (long epochs log no more often than that). */
+export const LINES_PER_EPOCH = 8;
+
+export interface TrainerOptions {
+  readonly job: TraceJob;
+  readonly measured: ReadonlyMap<string, MeasuredModel>;
+  /** Seed of the observation noise. */
+  readonly seed: number;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export class SimTrainer {
+  readonly truth: JobTruth;
+  readonly speed: TrueSpeedModel;
+  /** Global steps done (fractional). */
+  done = 0;
+  /** Job seconds at which the program exited; null while it runs. */
+  exitedAt: number | null = null;
+  /** Global steps between two logged lines. */
+  readonly every: number;
+  private nextLine: number;
+  private lines = 0;
+  private readonly seqs = new Map<number, number>();
+  private cache: { placement: readonly TaskPlacement[]; value: number } | null = null;
+
+  constructor(readonly o: TrainerOptions) {
+    this.truth = resolveWork(o.job.work, o.job.stepsPerEpoch);
+    this.speed = resolveSpeed(o.job, o.measured);
+    this.every = Math.max(DISPLAY_BATCHES, Math.ceil(o.job.stepsPerEpoch / LINES_PER_EPOCH));
+    this.nextLine = this.every;
+  }
+
+  get totalSteps(): number {
+    return this.truth.totalSteps;
+  }
+
+  /** True speed (global steps/s) at the job's shape and placement; 0 when nothing runs. */
+  currentSpeed(state: SimJobState): number {
+    if (!state.shape || this.exitedAt !== null) return 0;
+    if (this.cache && this.cache.placement === state.placement) return this.cache.value;
+    const { ps, workers } = state.shape;
+    const value =
+      this.speed.speed(ps, workers) *
+      placementSpeedFactor(this.speed.commShare(ps, workers), state.placement);
+    this.cache = { placement: state.placement, value };
+    return value;
+  }
+
+  /** Job seconds of the next thing the program does (a line or its exit), or Infinity. */
+  nextEventAt(state: SimJobState, now: number): number {
+    const speed = this.currentSpeed(state);
+    if (speed <= 0) return Infinity;
+    const target = Math.min(this.nextLine, this.totalSteps);
+    return Math.max(now, state.pausedUntil) + Math.max(0, target - this.done) / speed;
+  }
+
+  /** Progress over [from, to] (none while the restart pause lasts), at most to the next event. */
+  advance(state: SimJobState, from: number, to: number): void {
+    const speed = this.currentSpeed(state);
+    if (speed <= 0) return;
+    const dt = Math.max(0, to - Math.max(from, state.pausedUntil));
+    const target = Math.min(this.nextLine, this.totalSteps);
+    this.done = Math.min(this.done + speed * dt, target);
+    // Float error must not leave the job a hair short of its event.
+    if (target - this.done < 1e-6 * Math.max(1, target)) this.done = target;
+  }
+
+  /**
+   * What the program does at `now` after {@link advance}: the lines every worker logs once the
+   * next line is due, and whether it exited (at its total steps, after its last line).
+   */
+  step(
+    state: SimJobState,
+    now: number,
+    wallMs: number,
+  ): { records: [TaskId, MetricsRecord][]; exited: boolean } {
+    const records: [TaskId, MetricsRecord][] = [];
+    if (this.exitedAt !== null || !state.shape) return { records, exited: false };
+    const end = this.done >= this.totalSteps;
+    if (this.done >= this.nextLine || end) {
+      this.logLines(state, wallMs, records);
+      this.nextLine = (Math.floor(this.done / this.every) + 1) * this.every;
+    }
+    if (end) this.exitedAt = now;
+    return { records, exited: end };
+  }
+
+  private logLines(state: SimJobState, wallMs: number, out: [TaskId, MetricsRecord][]): void {
+    const shape = state.shape!;
+    const { job } = this.o;
+    const speed = this.currentSpeed(state);
+    const async = job.mode === 'async';
+    const perWorkerBatch = async ? job.globalBatch : job.globalBatch / shape.workers;
+    // Sync: every worker does every step; async: each does 1/w of them.
+    const workerSteps = async ? speed / shape.workers : speed;
+    const g = Math.floor(this.done);
+    const epoch = Math.max(0, Math.ceil(g / job.stepsPerEpoch) - 1);
+    const stride = async ? shape.workers : 1;
+    const batch = Math.max(0, Math.round((g - epoch * job.stepsPerEpoch) / stride) - 1);
+    const clean = lossAt(this.truth.convergence.curve, g / job.stepsPerEpoch);
+    const noisy = clean * (1 + this.truth.convergence.noise * hashedNormal(this.o.seed, job.id, g));
+    const loss = Math.max(noisy, clean * 0.05);
+    const line = this.lines++;
+    for (let index = 0; index < shape.workers; index += 1) {
+      const rate =
+        workerSteps *
+        Math.max(0.2, 1 + RECORD_SPEED_NOISE * hashedNormal(this.o.seed, `${job.id}:rate:${index}`, line));
+      const seq = this.seqs.get(index) ?? 0;
+      this.seqs.set(index, seq + 1);
+      out.push([
+        { namespace: this.o.namespace, job: this.o.name, role: 'worker', index },
+        {
+          v: 1,
+          seq,
+          ts: wallMs,
+          framework: 'mxnet',
+          kind: 'batch',
+          epoch,
+          batch,
+          samplesPerSec: rate * perWorkerBatch,
+          stepTime: 1 / rate,
+          loss,
+          lossName: 'cross-entropy',
+          metrics: {},
+        },
+      ]);
+    }
+  }
+}
