@@ -102,7 +102,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   log.info({ identity }, 'leading');
 
   const rt = new KubernetesRuntimeBackend(backend, {
-    onError: (err) => log.warn({ err }, 'completion check'),
+    onError: (err) => log.warn({ err }, 'job status report'),
   });
   // In the cluster, not on this pod's disk: the next leader may be the other replica.
   const store = new ClusterStore({
@@ -145,7 +145,8 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   });
   controller = ctl;
   registerEventMetrics(ctl.metrics.registry, backend.events);
-  await ctl.start(rt.running());
+  // Resumes from what the cluster shows: the first round observes pods and statuses.
+  await ctl.start();
   for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
   const jobApi = new JobApi(backend.clients);
   // Injected sidecars request resources in every PS/worker pod: the policy must count them.
