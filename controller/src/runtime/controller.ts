@@ -9,10 +9,11 @@ import { CONTROLLER_STATUS_TOPIC, planTopic, type TaskId } from '../../../shared
 import type { Backend, RuntimeDocument, StateStore, StoredRecord } from './backend';
 import { realTimers, type Clock, type Timers } from './clock';
 import type { Core } from './core';
+import { Coalesced } from './coalesced';
 import { Dispatcher, type Settled } from './dispatch';
 import { EventHub } from './events';
 import { Ingest } from './ingest';
-import { jobReport, jobView, newEntry, planMessage, type JobEntry } from './job-entry';
+import { jobReport, jobView, newEntry, type JobEntry } from './job-entry';
 import {
   isOwnRecord,
   JOB_PHASES,
@@ -27,7 +28,7 @@ import { createMetrics, type RuntimeMetrics } from './metrics';
 import { JobObservations } from './observations';
 import { PlanPublisher } from './plan-publisher';
 import { remainingTime, refitJob, type JobModels } from './refit';
-import { convergedEnd, epochCompleted } from './reconcile';
+import { convergedEnd, epochCompleted, isTerminal } from './reconcile';
 import { PRE_RUN_DEFAULTS } from './pre-run';
 import { runRound, type Dispatch, type RoundContext, type RoundKind } from './round';
 import { RoundScheduler } from './round-scheduler';
@@ -96,6 +97,7 @@ export class Controller {
   private readonly retries = new Map<string, { failures: number; atMs: number }>();
   private readonly plans: PlanPublisher;
   private readonly preRun: RoundContext['preRun'];
+  private readonly saves = new Coalesced(() => this.saveNow());
   private decisions = 0;
   private roundNo = 0;
   private stopped = false;
@@ -264,10 +266,14 @@ export class Controller {
     return this.decisions;
   }
 
+  /**
+   * True once every job is over and wound up: its end recorded by the backend and nothing of it
+   * running any more (a sidecar still delivering its last records counts as running).
+   */
   allDone(): boolean {
     return (
       this.entries.size > 0 &&
-      [...this.entries.values()].every((e) => e.rec.phase === 'done' || e.rec.phase === 'failed')
+      [...this.entries.entries()].every(([id, e]) => isTerminal(e) && e.wound && !this.dispatcher?.busy(id))
     );
   }
 
@@ -379,6 +385,7 @@ export class Controller {
     const t = { now: this.clock.now(), wallMs: this.clock.wallMs() };
     const fitted = e.models !== null && e.models.convergence.status === 'ok' && e.models.speedFitted;
     for (const a of s.applied) confirmAction(e, a, t, fitted);
+    if (s.applied.some((a) => a.kind === 'finish')) e.wound = true;
     if (s.applied.length > 0) {
       this.events.emit({ type: 'decision', round: this.roundNo, actions: s.applied, ts: t.wallMs });
       this.jobChanged(e);
@@ -460,7 +467,12 @@ export class Controller {
     await this.o.publisher.publish(CONTROLLER_STATUS_TOPIC, JSON.stringify(msg), { retain: true });
   }
 
-  private async save(): Promise<void> {
+  /** Saves the document; saves asked for while one is pending are written once. */
+  private save(): Promise<void> {
+    return this.saves.request();
+  }
+
+  private async saveNow(): Promise<void> {
     if (!this.clockValue) return;
     const doc: RuntimeDocument = {
       v: 1,

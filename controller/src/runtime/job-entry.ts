@@ -23,6 +23,8 @@ export interface JobEntry {
   ruleCheckedAt: number;
   /** The last completed epoch the rule was checked at between rounds. */
   epochChecked: number;
+  /** An ended job whose end the backend recorded and of which nothing runs (as last observed). */
+  wound: boolean;
 }
 
 /** A new entry: nothing observed or fitted yet. */
@@ -35,30 +37,43 @@ export const newEntry = (rec: JobRecord, obs: JobObservations): JobEntry => ({
   fittedAt: null,
   ruleCheckedAt: -1,
   epochChecked: -1,
+  wound: false,
 });
 
 /** The retained `plan` message of a job: its shape, placement and predicted completion. */
 export function planMessage(e: JobEntry, clock: Clock): JobPlan {
   const { rec, models } = e;
-  const shape = e.current?.shape ?? null;
-  const rt = shape && models && rec.phase === 'running' ? remainingTime(models, shape) : null;
+  // An ended job runs nothing (whatever is still being stopped): its plan says so.
+  const over = rec.phase === 'done' || rec.phase === 'failed';
+  const shape = over ? null : (e.current?.shape ?? null);
+  const done = rec.phase === 'done';
+  const rt = done
+    ? { value: 0, lower: 0, upper: 0 }
+    : shape && models && rec.phase === 'running'
+      ? remainingTime(models, shape)
+      : null;
   const speed = shape && models ? models.speed.predict(shape.ps, shape.workers).stepsPerSec : null;
+  // A finished job completed when it finished, not "now + 0".
+  const endedAt = done && rec.finishedAt !== null ? clock.wallMsAfter(rec.finishedAt - clock.now()) : null;
   return {
     v: 1,
     ts: clock.wallMs(),
     state: planState(e),
     ps: shape?.ps ?? 0,
     workers: shape?.workers ?? 0,
-    placement: e.current?.placement.map((p) => ({ ...p })) ?? [],
+    placement: over ? [] : (e.current?.placement.map((p) => ({ ...p })) ?? []),
     reason: rec.reason,
     predictedRemainingSec: rt,
-    predictedCompletionTs: rt
-      ? {
-          value: clock.wallMsAfter(rt.value),
-          lower: clock.wallMsAfter(rt.lower),
-          upper: clock.wallMsAfter(rt.upper),
-        }
-      : null,
+    predictedCompletionTs:
+      endedAt !== null
+        ? { value: endedAt, lower: endedAt, upper: endedAt }
+        : rt
+          ? {
+              value: clock.wallMsAfter(rt.value),
+              lower: clock.wallMsAfter(rt.lower),
+              upper: clock.wallMsAfter(rt.upper),
+            }
+          : null,
     stepsPerSec: speed !== null && Number.isFinite(speed) ? Math.max(0, speed) : null,
     remainingSteps: models && rec.phase !== 'done' ? models.remaining.steps : rec.phase === 'done' ? 0 : null,
   };

@@ -80,6 +80,9 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
     if (end) ended.push({ jobId: id, end });
   }
   const active = [...ctx.entries.values()].filter((e) => !isTerminal(e));
+  // Without a pre-run (the policy needs no speed model) a new job goes to the policy this round.
+  if (ctx.preRun.budget < 1)
+    for (const e of active) if (e.rec.phase === 'pending') [e.rec.phase, e.rec.reason] = ['running', null];
   if (kind === 'full') for (const e of active) refit(ctx, e); // 3
   const dispatches: Dispatch[] = finishPhase(ctx); // 4
   const scheduled = kind === 'full' ? active.filter((e) => schedulable(ctx, e)) : [];
