@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { MetricsRecord } from '../../../shared/src/schemas';
+import type { MetricsRecord, TaskStatus } from '../../../shared/src/schemas';
 import { CONTROLLER_STATUS_TOPIC, planTopic, type TaskId } from '../../../shared/src/topics';
 import type { Backend, RuntimeDocument, StateStore, StoredRecord } from './backend';
 import { realTimers, type Clock, type Timers } from './clock';
@@ -13,7 +13,7 @@ import { Coalesced } from './coalesced';
 import { Dispatcher, type Settled } from './dispatch';
 import { EventHub } from './events';
 import { Ingest } from './ingest';
-import { jobReport, jobView, newEntry, type JobEntry } from './job-entry';
+import { jobReport, jobView, LOST_SIDECAR_GRACE_MS, newEntry, type JobEntry } from './job-entry';
 import {
   isOwnRecord,
   JOB_PHASES,
@@ -118,7 +118,7 @@ export class Controller {
     };
     this.plans = new PlanPublisher(o.publisher, (err, topic) => o.log.warn({ err, topic }, 'publish failed'));
     this.ingest = new Ingest(
-      { onRecord: (t, r) => this.onRecord(t, r, !this.replaying), onStatus: () => {} },
+      { onRecord: (t, r) => this.onRecord(t, r, !this.replaying), onStatus: (t, st) => this.onStatus(t, st) },
       (reason, topic, detail) => {
         this.metrics.messagesRejected.inc({ reason });
         this.o.log.debug({ reason, topic, detail }, 'message rejected');
@@ -429,6 +429,20 @@ export class Controller {
     }
     this.replaying = false;
     return stale;
+  }
+
+  /** A sidecar's retained status: kept per task (a `lost` worker is replaced after a grace). */
+  private onStatus(task: TaskId, status: TaskStatus): void {
+    const e = this.entries.get(`${task.namespace}/${task.job}`);
+    if (!e) return;
+    const key = `${task.role}/${task.index}`;
+    const before = e.sidecars.get(key);
+    if (before && before.ts > status.ts) return; // an older retained message after a newer one
+    e.sidecars.set(key, { state: status.state, ts: status.ts });
+    if (status.state === 'lost' && before?.state !== 'lost') {
+      this.o.log.warn({ job: jobIdOf(e.rec.spec), task: key }, 'a sidecar was lost (its Last Will)');
+      this.requestRound('full', LOST_SIDECAR_GRACE_MS / this.clock.scale);
+    }
   }
 
   private onRecord(task: TaskId, record: MetricsRecord, live: boolean): void {

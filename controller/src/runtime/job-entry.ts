@@ -25,6 +25,29 @@ export interface JobEntry {
   epochChecked: number;
   /** An ended job whose end the backend recorded and of which nothing runs (as last observed). */
   wound: boolean;
+  /** The latest status each task's sidecar published (`worker/0` → online, done or lost). */
+  readonly sidecars: Map<string, { readonly state: string; readonly ts: number }>;
+}
+
+/** How long a worker's sidecar must have been `lost` (wall ms) before the worker is replaced. */
+export const LOST_SIDECAR_GRACE_MS = 60_000;
+
+/**
+ * Workers of the job's current shape whose sidecar's Last Will said `lost` at least `graceMs` ago
+ * while the backend still runs the task: nothing is known of them any more, so the policy treats
+ * them like stragglers (the replacement restarts the task and its sidecar).
+ */
+export function lostWorkers(e: JobEntry, nowMs: number, graceMs: number): number[] {
+  const running = new Set(
+    (e.observed?.tasks ?? []).filter((t) => t.role === 'worker' && t.state === 'running').map((t) => t.index),
+  );
+  const out: number[] = [];
+  for (const [key, s] of e.sidecars) {
+    const [role, index] = key.split('/');
+    const i = Number(index);
+    if (role === 'worker' && s.state === 'lost' && running.has(i) && nowMs - s.ts >= graceMs) out.push(i);
+  }
+  return out.sort((a, b) => a - b);
 }
 
 /** A new entry: nothing observed or fitted yet. */
@@ -38,6 +61,7 @@ export const newEntry = (rec: JobRecord, obs: JobObservations): JobEntry => ({
   ruleCheckedAt: -1,
   epochChecked: -1,
   wound: false,
+  sidecars: new Map(),
 });
 
 /** The retained `plan` message of a job: its shape, placement and predicted completion. */
@@ -110,6 +134,7 @@ export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
     placement: e.current?.placement ?? [],
     end: rec.end,
     degraded: rec.degraded,
+    sidecars: Object.fromEntries([...e.sidecars].map(([task, st]) => [task, st.state])),
     restarts: rec.restarts,
     shapes: shapeHistory(rec),
     submittedAt: rec.submittedAt,

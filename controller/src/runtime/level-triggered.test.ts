@@ -229,6 +229,29 @@ describe('the level-triggered loop', () => {
     expect(second.controller.get('default/moved')).toMatchObject({ shape: { ps: 2, workers: 2 } });
   });
 
+  it('observes a lost sidecar and hands its worker to the policy as one to replace', async () => {
+    const shape = { value: { ps: 1, workers: 2 } };
+    const base = directCore(shape);
+    const inputs: PolicyInput[] = [];
+    const core: Core = {
+      ...base,
+      policy: { ...base.policy, decide: (i) => (inputs.push(i), base.policy.decide(i)) },
+    };
+    const { controller: c } = await start({ core, options: { rolloutTimeoutSec: 60 } });
+    await c.submit(testJobSpec('quiet'));
+    await round(c, 'pre-run');
+    await round(c);
+    const lost = { v: 1, state: 'lost', ts: wall - 120_000 };
+    c.handleMessage('optimus/v1/default/quiet/worker/1/status', Buffer.from(JSON.stringify(lost)));
+    expect(c.get('default/quiet')).toMatchObject({ sidecars: { 'worker/1': 'lost' } });
+    await round(c);
+    expect(inputs.at(-1)?.jobs[0]?.lostWorkers).toEqual([1]);
+    const online = { v: 1, state: 'online', ts: wall };
+    c.handleMessage('optimus/v1/default/quiet/worker/1/status', Buffer.from(JSON.stringify(online)));
+    await round(c);
+    expect(inputs.at(-1)?.jobs[0]?.lostWorkers).toBeUndefined();
+  });
+
   it('finishes a job whose end was recorded but whose tasks were left (a crash mid-cleanup)', async () => {
     const store = new MemoryStore();
     const backend = new FakeBackend();
