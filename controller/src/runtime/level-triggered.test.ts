@@ -9,6 +9,7 @@ import { metricsTopic } from '../../../shared/src/topics';
 import type { Decision, JobShape, PolicyInput } from '../scheduling/types';
 import type { Controller } from './controller';
 import type { Core } from './core';
+import { coreOf } from './default-core';
 import { buildController, fakeCore, FakeBackend, MemoryStore, testJobSpec } from './testing';
 
 let wall = 1_000;
@@ -169,6 +170,24 @@ describe('the level-triggered loop', () => {
     expect(c.get('default/bad')).toMatchObject({
       degraded: { stage: 'refit', reason: 'Invalid array length' },
     });
+  });
+
+  it('keeps scheduling every job when one logs an absurd epoch (real models)', async () => {
+    const shape = { value: { ps: 1, workers: 1 } };
+    const core = coreOf(directCore(shape).policy);
+    const backend = new FakeBackend();
+    const { controller: c } = await start({ backend, core, options: { preRun: { budget: 0 } } });
+    await c.submit(testJobSpec('absurd'));
+    await c.submit(testJobSpec('sane'));
+    await round(c, 'pre-run');
+    await round(c);
+    const steps = Array.from({ length: 30 }, (_, i) => (i + 1) * 20);
+    log(c, 'absurd', steps, (st) => 2 / (1 + st / 300));
+    log(c, 'absurd', [1e12 * 100], () => 1e-300);
+    log(c, 'sane', steps, (st) => 2 / (1 + st / 300));
+    shape.value = { ps: 2, workers: 2 };
+    await expect(round(c)).resolves.toBeUndefined();
+    expect(backend.running.get('default/sane')?.shape).toEqual({ ps: 2, workers: 2 });
   });
 
   it('ends a job when its convergence rule holds on the logged loss, with a checkpoint', async () => {
