@@ -115,7 +115,7 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   controller = ctl;
   const drained = await backend.drainLeftovers();
   if (drained > 0) log.warn({ drained }, 'delivered what the sidecars of an earlier run still held');
-  await ctl.start(backend.running());
+  await ctl.start();
   for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
   const arrivals = scheduleWorkload(ctl, o.workload, log);
   const http = await listen(

@@ -42,6 +42,7 @@ export interface Timers {
 
 /** Node's timers. Unref'd: a pending round never keeps a finished process alive. */
 export const realTimers: Timers = {
-  setTimeout: (fn, ms) => ({ id: setTimeout(fn, ms).unref() }),
+  // Node caps a delay at 2^31 − 1 ms (about 24.8 days) and fires longer ones at once.
+  setTimeout: (fn, ms) => ({ id: setTimeout(fn, Math.min(ms, 2 ** 31 - 1)).unref() }),
   clearTimeout: (h) => clearTimeout(h.id as NodeJS.Timeout),
 };

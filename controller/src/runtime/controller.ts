@@ -4,15 +4,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { MetricsRecord } from '../../../shared/src/schemas';
+import type { MetricsRecord, TaskStatus } from '../../../shared/src/schemas';
 import { CONTROLLER_STATUS_TOPIC, planTopic, type TaskId } from '../../../shared/src/topics';
 import type { Backend, RuntimeDocument, StateStore, StoredRecord } from './backend';
 import { realTimers, type Clock, type Timers } from './clock';
 import type { Core } from './core';
+import { Coalesced } from './coalesced';
 import { Dispatcher, type Settled } from './dispatch';
 import { EventHub } from './events';
 import { Ingest } from './ingest';
-import { jobReport, jobView, newEntry, planMessage, type JobEntry } from './job-entry';
+import { jobReport, jobView, LOST_SIDECAR_GRACE_MS, newEntry, type JobEntry } from './job-entry';
 import {
   isOwnRecord,
   JOB_PHASES,
@@ -27,7 +28,7 @@ import { createMetrics, type RuntimeMetrics } from './metrics';
 import { JobObservations } from './observations';
 import { PlanPublisher } from './plan-publisher';
 import { remainingTime, refitJob, type JobModels } from './refit';
-import { convergedEnd, epochCompleted } from './reconcile';
+import { convergedEnd, epochCompleted, isTerminal } from './reconcile';
 import { PRE_RUN_DEFAULTS } from './pre-run';
 import { runRound, type Dispatch, type RoundContext, type RoundKind } from './round';
 import { RoundScheduler } from './round-scheduler';
@@ -96,6 +97,7 @@ export class Controller {
   private readonly retries = new Map<string, { failures: number; atMs: number }>();
   private readonly plans: PlanPublisher;
   private readonly preRun: RoundContext['preRun'];
+  private readonly saves = new Coalesced(() => this.saveNow());
   private decisions = 0;
   private roundNo = 0;
   private stopped = false;
@@ -116,7 +118,7 @@ export class Controller {
     };
     this.plans = new PlanPublisher(o.publisher, (err, topic) => o.log.warn({ err, topic }, 'publish failed'));
     this.ingest = new Ingest(
-      { onRecord: (t, r) => this.onRecord(t, r, !this.replaying), onStatus: () => {} },
+      { onRecord: (t, r) => this.onRecord(t, r, !this.replaying), onStatus: (t, st) => this.onStatus(t, st) },
       (reason, topic, detail) => {
         this.metrics.messagesRejected.inc({ reason });
         this.o.log.debug({ reason, topic, detail }, 'message rejected');
@@ -264,10 +266,14 @@ export class Controller {
     return this.decisions;
   }
 
+  /**
+   * True once every job is over and wound up: its end recorded by the backend and nothing of it
+   * running any more (a sidecar still delivering its last records counts as running).
+   */
   allDone(): boolean {
     return (
       this.entries.size > 0 &&
-      [...this.entries.values()].every((e) => e.rec.phase === 'done' || e.rec.phase === 'failed')
+      [...this.entries.entries()].every(([id, e]) => isTerminal(e) && e.wound && !this.dispatcher?.busy(id))
     );
   }
 
@@ -379,6 +385,7 @@ export class Controller {
     const t = { now: this.clock.now(), wallMs: this.clock.wallMs() };
     const fitted = e.models !== null && e.models.convergence.status === 'ok' && e.models.speedFitted;
     for (const a of s.applied) confirmAction(e, a, t, fitted);
+    if (s.applied.some((a) => a.kind === 'finish')) e.wound = true;
     if (s.applied.length > 0) {
       this.events.emit({ type: 'decision', round: this.roundNo, actions: s.applied, ts: t.wallMs });
       this.jobChanged(e);
@@ -424,6 +431,20 @@ export class Controller {
     return stale;
   }
 
+  /** A sidecar's retained status: kept per task (a `lost` worker is replaced after a grace). */
+  private onStatus(task: TaskId, status: TaskStatus): void {
+    const e = this.entries.get(`${task.namespace}/${task.job}`);
+    if (!e) return;
+    const key = `${task.role}/${task.index}`;
+    const before = e.sidecars.get(key);
+    if (before && before.ts > status.ts) return; // an older retained message after a newer one
+    e.sidecars.set(key, { state: status.state, ts: status.ts });
+    if (status.state === 'lost' && before?.state !== 'lost') {
+      this.o.log.warn({ job: jobIdOf(e.rec.spec), task: key }, 'a sidecar was lost (its Last Will)');
+      this.requestRound('full', LOST_SIDECAR_GRACE_MS / this.clock.scale);
+    }
+  }
+
   private onRecord(task: TaskId, record: MetricsRecord, live: boolean): void {
     const e = this.entries.get(`${task.namespace}/${task.job}`);
     if (!e) throw new Error(`record for unknown job ${task.namespace}/${task.job}`);
@@ -460,7 +481,12 @@ export class Controller {
     await this.o.publisher.publish(CONTROLLER_STATUS_TOPIC, JSON.stringify(msg), { retain: true });
   }
 
-  private async save(): Promise<void> {
+  /** Saves the document; saves asked for while one is pending are written once. */
+  private save(): Promise<void> {
+    return this.saves.request();
+  }
+
+  private async saveNow(): Promise<void> {
     if (!this.clockValue) return;
     const doc: RuntimeDocument = {
       v: 1,

@@ -27,7 +27,7 @@ export interface DecideOutcome {
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The policy's view of one job; throws when its models cannot be used. */
-export function jobSnapshot(e: JobEntry): JobSnapshot {
+export function jobSnapshot(e: JobEntry, lost: readonly number[] = []): JobSnapshot {
   const { spec, submittedAt } = e.rec;
   const m = e.models;
   if (!m) throw new Error('no models yet');
@@ -50,6 +50,7 @@ export function jobSnapshot(e: JobEntry): JobSnapshot {
     remaining: m.remaining,
     speed: m.speed,
     workerStepTimes: e.obs.workerStepTimes(e.rec.spans.length - 1),
+    ...(lost.length > 0 ? { lostWorkers: lost } : {}),
   };
 }
 
@@ -88,13 +89,14 @@ export function decideAndPlan(
   core: Core,
   entries: readonly JobEntry[],
   base: Omit<PolicyInput, 'jobs'>,
+  lostOf: (e: JobEntry) => readonly number[] = () => [],
 ): DecideOutcome {
   const failed: DecideOutcome['failed'] = [];
   const byId = new Map<string, JobEntry>();
   const jobs: JobSnapshot[] = [];
   for (const e of entries) {
     try {
-      jobs.push(jobSnapshot(e));
+      jobs.push(jobSnapshot(e, lostOf(e)));
       byId.set(jobIdOf(e.rec.spec), e);
     } catch (err) {
       failed.push({ entry: e, error: messageOf(err) });

@@ -9,6 +9,7 @@ import { metricsTopic } from '../../../shared/src/topics';
 import type { Decision, JobShape, PolicyInput } from '../scheduling/types';
 import type { Controller } from './controller';
 import type { Core } from './core';
+import { coreOf } from './default-core';
 import { buildController, fakeCore, FakeBackend, MemoryStore, testJobSpec } from './testing';
 
 let wall = 1_000;
@@ -171,6 +172,24 @@ describe('the level-triggered loop', () => {
     });
   });
 
+  it('keeps scheduling every job when one logs an absurd epoch (real models)', async () => {
+    const shape = { value: { ps: 1, workers: 1 } };
+    const core = coreOf(directCore(shape).policy);
+    const backend = new FakeBackend();
+    const { controller: c } = await start({ backend, core, options: { preRun: { budget: 0 } } });
+    await c.submit(testJobSpec('absurd'));
+    await c.submit(testJobSpec('sane'));
+    await round(c, 'pre-run');
+    await round(c);
+    const steps = Array.from({ length: 30 }, (_, i) => (i + 1) * 20);
+    log(c, 'absurd', steps, (st) => 2 / (1 + st / 300));
+    log(c, 'absurd', [1e12 * 100], () => 1e-300);
+    log(c, 'sane', steps, (st) => 2 / (1 + st / 300));
+    shape.value = { ps: 2, workers: 2 };
+    await expect(round(c)).resolves.toBeUndefined();
+    expect(backend.running.get('default/sane')?.shape).toEqual({ ps: 2, workers: 2 });
+  });
+
   it('ends a job when its convergence rule holds on the logged loss, with a checkpoint', async () => {
     const backend = new FakeBackend();
     const { controller: c } = await start({ backend, core: directCore({ value: { ps: 1, workers: 1 } }) });
@@ -227,6 +246,29 @@ describe('the level-triggered loop', () => {
     await round(second.controller);
     expect(backend.plans.flat().filter((a) => a.kind === 'resize' || a.kind === 'start')).toEqual([]);
     expect(second.controller.get('default/moved')).toMatchObject({ shape: { ps: 2, workers: 2 } });
+  });
+
+  it('observes a lost sidecar and hands its worker to the policy as one to replace', async () => {
+    const shape = { value: { ps: 1, workers: 2 } };
+    const base = directCore(shape);
+    const inputs: PolicyInput[] = [];
+    const core: Core = {
+      ...base,
+      policy: { ...base.policy, decide: (i) => (inputs.push(i), base.policy.decide(i)) },
+    };
+    const { controller: c } = await start({ core, options: { rolloutTimeoutSec: 60 } });
+    await c.submit(testJobSpec('quiet'));
+    await round(c, 'pre-run');
+    await round(c);
+    const lost = { v: 1, state: 'lost', ts: wall - 120_000 };
+    c.handleMessage('optimus/v1/default/quiet/worker/1/status', Buffer.from(JSON.stringify(lost)));
+    expect(c.get('default/quiet')).toMatchObject({ sidecars: { 'worker/1': 'lost' } });
+    await round(c);
+    expect(inputs.at(-1)?.jobs[0]?.lostWorkers).toEqual([1]);
+    const online = { v: 1, state: 'online', ts: wall };
+    c.handleMessage('optimus/v1/default/quiet/worker/1/status', Buffer.from(JSON.stringify(online)));
+    await round(c);
+    expect(inputs.at(-1)?.jobs[0]?.lostWorkers).toBeUndefined();
   });
 
   it('finishes a job whose end was recorded but whose tasks were left (a crash mid-cleanup)', async () => {

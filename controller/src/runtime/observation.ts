@@ -27,6 +27,9 @@ export function currentOf(job: ObservedJob | undefined): CurrentJob | null {
     ps: placement.filter((p) => p.role === 'ps').length,
     workers: placement.filter((p) => p.role === 'worker').length,
   };
+  // Parameter servers without workers (or the reverse) train nothing: the job runs no shape, and
+  // the leftovers are stopped by its next start.
+  if (shape.ps === 0 || shape.workers === 0) return null;
   return { shape, placement };
 }
 

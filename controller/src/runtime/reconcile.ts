@@ -7,7 +7,7 @@ import { convergenceOfEpochs } from '../models/convergence/observed-rule';
 import type { JobEnd, ObservedJob } from './backend';
 import type { JobEntry } from './job-entry';
 import { startSpan } from './job-record';
-import { currentOf } from './observation';
+import { currentOf, holdsAnything } from './observation';
 
 export interface ReconcileTime {
   /** Job seconds (runtime clock). */
@@ -29,7 +29,10 @@ export function reconcileJob(
 ): JobEnd | null {
   e.observed = observed;
   e.current = currentOf(observed);
-  if (isTerminal(e)) return null;
+  if (isTerminal(e)) {
+    e.wound = observed === undefined || (observed.finished !== null && !holdsAnything(observed));
+    return null;
+  }
   const end = observed?.finished ?? observed?.exited ?? convergedEnd(e, true);
   if (end) {
     endJob(e, end, t);

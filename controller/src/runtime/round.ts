@@ -19,7 +19,7 @@ import type { Clock } from './clock';
 import type { Core, CurrentJob } from './core';
 import { decideAndPlan } from './decide-phase';
 import type { Assumed } from './dispatch';
-import type { JobEntry } from './job-entry';
+import { LOST_SIDECAR_GRACE_MS, lostWorkers, type JobEntry } from './job-entry';
 import type { DegradedStage } from './job-record';
 import { jobIdOf } from './job-spec';
 import type { RuntimeMetrics } from './metrics';
@@ -80,6 +80,9 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
     if (end) ended.push({ jobId: id, end });
   }
   const active = [...ctx.entries.values()].filter((e) => !isTerminal(e));
+  // Without a pre-run (the policy needs no speed model) a new job goes to the policy this round.
+  if (ctx.preRun.budget < 1)
+    for (const e of active) if (e.rec.phase === 'pending') [e.rec.phase, e.rec.reason] = ['running', null];
   if (kind === 'full') for (const e of active) refit(ctx, e); // 3
   const dispatches: Dispatch[] = finishPhase(ctx); // 4
   const scheduled = kind === 'full' ? active.filter((e) => schedulable(ctx, e)) : [];
@@ -178,11 +181,14 @@ function decidePhase(
 ): Dispatch[] {
   // The policy re-decides its jobs from scratch: all it must not use is what is not free to it.
   const view = servers.map((s) => ({ ...s, reserved: reservedFrom(s.capacity, free.get(s.name) ?? {}) }));
-  const outcome = decideAndPlan(ctx.core, scheduled, {
-    now: ctx.clock.now(),
-    servers: view,
-    restartCostSec: ctx.restartCostSec,
-  });
+  const wall = ctx.clock.wallMs();
+  const grace = LOST_SIDECAR_GRACE_MS / ctx.clock.scale;
+  const outcome = decideAndPlan(
+    ctx.core,
+    scheduled,
+    { now: ctx.clock.now(), servers: view, restartCostSec: ctx.restartCostSec },
+    (e) => lostWorkers(e, wall, grace),
+  );
   for (const f of outcome.failed) ctx.degrade(f.entry, 'plan', f.error);
   const out: Dispatch[] = [];
   for (const d of outcome.decided) {

@@ -56,6 +56,11 @@ export interface JobSnapshot {
   readonly speed: SpeedModel;
   /** Latest observed step time per worker index (seconds), for straggler detection. */
   readonly workerStepTimes?: Readonly<Record<number, number>>;
+  /**
+   * Workers that still run but whose telemetry is gone (their sidecar's Last Will said `lost`):
+   * replaced like stragglers, since nothing says they make progress.
+   */
+  readonly lostWorkers?: readonly number[];
   /** Optional weight on the job's gain (paper: 0.95 for new jobs; default 1). */
   readonly priority?: number;
 }

@@ -13,6 +13,9 @@ const THETA = [0.004, 0.1, 0.2, 0.01, 0.01];
 const trueSyncSpeed = (p: number, w: number): number =>
   1 / (THETA[0]! * (64 / w) + THETA[1]! + (THETA[2]! * w) / p + THETA[3]! * w + THETA[4]! * p);
 
+/** The runtime reacts to an arrival and to an exit within a round's delay (well under a second). */
+const REACTION_SEC = 1;
+
 const aJob = (over: Partial<TraceJob> = {}): TraceJob => ({
   id: 'default/solo',
   arrival: 0,
@@ -81,7 +84,9 @@ describe('simulator scenarios', () => {
       ),
     );
     expect(r.jobs).toHaveLength(1);
-    expect(r.jobs[0]!.jct).toBeCloseTo(3000 / trueSyncSpeed(1, 1), 6);
+    // Plus what the controller takes to react: the round after the arrival, and after the exit.
+    expect(r.jobs[0]!.jct).toBeGreaterThanOrEqual(3000 / trueSyncSpeed(1, 1));
+    expect(r.jobs[0]!.jct).toBeLessThan(3000 / trueSyncSpeed(1, 1) + REACTION_SEC);
     expect(r.restarts).toBe(0);
   });
 
@@ -112,7 +117,8 @@ describe('simulator scenarios', () => {
     const late = r.jobs.find((j) => j.id === 'default/late')!;
     expect(late.arrival).toBe(1000);
     // The worker shares s2 but demands are per task: both run at full speed.
-    expect(late.jct).toBeCloseTo(3000 / trueSyncSpeed(1, 1), 6);
+    expect(late.jct).toBeGreaterThanOrEqual(3000 / trueSyncSpeed(1, 1));
+    expect(late.jct).toBeLessThan(3000 / trueSyncSpeed(1, 1) + REACTION_SEC);
   });
 
   it('an online run is on average no better than an oracle run (paper workload, Optimus)', async () => {

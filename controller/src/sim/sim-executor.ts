@@ -9,7 +9,7 @@
  * would start a pending pod once another job's resize freed its room.
  */
 import type { Resources } from '../../../shared/src/units';
-import type { ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
+import type { ExecuteOptions, ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
 import type { JobShape, TaskPlacement } from '../scheduling/types';
 
 /** What the cluster knows of a job: its per-task demands. */
@@ -84,7 +84,17 @@ export class SimCluster implements Executor {
     return this.used.get(server) ?? {};
   }
 
-  execute(plan: Plan): Promise<ExecutionResult> {
+  /** Injected start faults per job (the runtime contract): its starts fail, or never answer. */
+  readonly faults = new Map<string, 'fail' | 'hang'>();
+
+  execute(plan: Plan, o?: ExecuteOptions): Promise<ExecutionResult> {
+    if (plan.actions.some((a) => this.faults.get(a.jobId) === 'hang' && startsTasks(a)))
+      return new Promise((resolve) => {
+        const fail = (): void =>
+          resolve({ applied: [], failed: plan.actions.map((action) => ({ action, error: 'aborted' })) });
+        if (o?.signal?.aborted) fail();
+        o?.signal?.addEventListener('abort', fail, { once: true });
+      });
     return new Promise((resolve) => {
       if (this.queued.length === 0) queueMicrotask(() => this.flush());
       this.queued.push({ plan, resolve });
@@ -138,6 +148,13 @@ export class SimCluster implements Executor {
   private apply(action: PlanAction, released: boolean): string | null {
     const job = this.jobs.get(action.jobId);
     if (!job) return `unknown job ${action.jobId}`;
+    if (this.faults.get(action.jobId) === 'fail' && startsTasks(action)) {
+      // Like a real failed start: what ran was stopped, and nothing new came up.
+      if (!released) this.release(job);
+      job.shape = null;
+      job.placement = [];
+      return `the tasks of ${action.jobId} did not start (injected fault)`;
+    }
     if (job.finished && action.kind !== 'finish') return `job ${action.jobId} has finished`;
     switch (action.kind) {
       case 'suspend':
@@ -244,3 +261,6 @@ export class SimCluster implements Executor {
     }
   }
 }
+
+const startsTasks = (a: PlanAction): boolean =>
+  a.kind === 'start' || a.kind === 'resize' || a.kind === 'replace-worker';

@@ -28,6 +28,11 @@ export const trainerConfigSchema = z
     /** The worker's sidecar done marker: touched when the trainer stops because its controller died. */
     doneMarker: z.string().nullable(),
     seed: z.number().int(),
+    /**
+     * A start fault to emulate (tests of the runtime's failure handling): `crash` exits before it
+     * runs, `hang` runs but never reports that it does.
+     */
+    fault: z.enum(['crash', 'hang']).nullable().default(null),
   })
   .strict();
 export type TrainerConfig = z.infer<typeof trainerConfigSchema>;

@@ -6,6 +6,7 @@
  * A parameter server just waits to be stopped.
  */
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { READY_LINE } from './ready';
 import { trainerConfigSchema, type TrainerConfig } from './config';
 import { rng, trueEpochs, trueLoss, trueSpeed } from './ground-truth';
 import { checkpointLine, speedometerLine, startLine, timeCostLine, trainMetricLine } from './mxnet-log';
@@ -114,6 +115,9 @@ async function train(): Promise<void> {
   }
 }
 
+if (cfg.fault === 'crash') process.exit(1);
+// Running (a pod's Running phase): the executor's start waits for this line.
+if (cfg.fault !== 'hang') process.stdout.write(`${READY_LINE}\n`);
 if (cfg.role === 'ps') {
   setInterval(() => {}, 60_000);
 } else {
