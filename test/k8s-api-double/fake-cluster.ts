@@ -4,7 +4,7 @@
  * affinity on `metadata.name`, and checks that the pod's requests fit the node's allocatable
  * minus the requests of the pods already bound there; a pod that does not fit, or targets a
  * node that does not exist, gets `PodScheduled=False/Unschedulable`. Images matching
- * `badImage` get `ErrImagePull`. A terminating pod gets "SIGTERM" (`onTerminate`) and is
+ * `badImage` get `ErrImagePull`; pods matching `neverStart` stay Pending. A terminating pod gets "SIGTERM" (`onTerminate`) and is
  * removed after `terminateDelayMs`.
  */
 import type { ApiOperations } from './operations';
@@ -18,6 +18,8 @@ export interface FakeClusterOptions {
   readonly badImage?: (image: string) => boolean;
   /** Called when a running pod is asked to terminate (the SIGTERM moment). */
   readonly onTerminate?: (pod: K8sObject) => void;
+  /** Pods the kubelet never starts (bound, Pending for ever: a stuck kubelet or image pull). */
+  readonly neverStart?: (pod: K8sObject) => boolean;
 }
 
 type Pod = K8sObject & {
@@ -185,6 +187,7 @@ export class FakeCluster {
   }
 
   private start(pod: Pod): void {
+    if (this.opts.neverStart?.(pod)) return;
     const bad = pod.spec.containers.find((c) => this.opts.badImage?.(c.image));
     this.setStatus(pod.metadata.namespace ?? '', pod.metadata.name, {
       phase: bad ? 'Pending' : 'Running',

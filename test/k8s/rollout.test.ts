@@ -7,7 +7,7 @@ import { currentOf } from '../../controller/src/k8s';
 import type { TaskPlacement } from '../../controller/src/scheduling/types';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';
-import { finishExited, startBackend, until } from './backend-fixture';
+import { CONTROLLER_TOKEN, finishExited, startBackend, until } from './backend-fixture';
 
 const GiB = 1024 ** 3;
 const NODES = [
@@ -148,6 +148,54 @@ describe('Kubernetes backend: rollout', () => {
       reason: 'CheckpointLine',
     });
     expect(ourPods(cluster, 'r').map((p) => envOf(p).DMLC_NUM_WORKER)).toEqual(Array(6).fill('3'));
+    // The waits read the pod informer's cache and wake on its events: the only pod list of the
+    // whole resize is the one that confirms the old set is gone (no list every poll period).
+    const lists = cluster.double.requests
+      .slice(mark)
+      .filter((q) => q.resource === 'pods' && q.verb === 'list' && q.user === CONTROLLER_TOKEN);
+    expect(lists).toHaveLength(1);
+  });
+
+  it('an abort stops a rollout at its next step: the half-started set goes, the status says so', async () => {
+    await setup({ neverStart: (pod) => String(pod.metadata.name).startsWith('stuck-') });
+    await cluster.submit({ name: 'stuck' });
+    const abort = new AbortController();
+    const running = backend.executor.execute(
+      {
+        actions: [
+          {
+            kind: 'start',
+            jobId: 'default/stuck',
+            shape: { ps: 1, workers: 1 },
+            placement: place(['gpu-1'], ['gpu-1']),
+          },
+        ],
+      },
+      { signal: abort.signal },
+    );
+    await until(() => ourPods(cluster, 'stuck').length === 3);
+    abort.abort(new Error('rollout did not confirm within 1 s'));
+    const r = await running;
+    expect(r.applied).toEqual([]);
+    expect(r.failed[0]?.error).toMatch(/Aborted: rollout did not confirm within 1 s/);
+    expect(ourPods(cluster, 'stuck')).toEqual([]);
+    const job = await cluster.job('default', 'stuck');
+    expect(job.status?.phase).toBe('Suspended');
+    expect(job.status?.conditions?.find((c) => c.type === 'RolloutFailed')).toMatchObject({
+      reason: 'Aborted',
+    });
+    // An aborted signal stops a plan before its first step: nothing is written.
+    const mark = cluster.double.requests.length;
+    const late = await backend.executor.execute(
+      { actions: [{ kind: 'suspend', jobId: 'default/stuck', reason: 'x' }] },
+      { signal: abort.signal },
+    );
+    expect(late.failed[0]?.error).toBe('rollout did not confirm within 1 s');
+    expect(
+      cluster.double.requests
+        .slice(mark)
+        .filter((q) => q.verb !== 'get' && q.verb !== 'list' && q.verb !== 'watch'),
+    ).toEqual([]);
   });
 
   it('a rollout whose image cannot be pulled leaves no pods and a RolloutFailed condition', async () => {
