@@ -23,7 +23,7 @@ import { LOST_SIDECAR_GRACE_MS, lostWorkers, type JobEntry } from './job-entry';
 import type { DegradedStage } from './job-record';
 import { jobIdOf } from './job-spec';
 import type { RuntimeMetrics } from './metrics';
-import { holdingTasks, holdsAnything, maxUsage, stoppingTasks, usageOf } from './observation';
+import { heldBy, holdsAnything, maxUsage, stoppingTasks, usageOf } from './observation';
 import { preRunPhase } from './pre-run-phase';
 import { freeResources } from './pre-run';
 import { isTerminal, reconcileJob, type ReconcileTime } from './reconcile';
@@ -160,11 +160,12 @@ function held(ctx: RoundContext, observation: Observation, scheduled: ReadonlySe
   };
   for (const [id, e] of ctx.entries) {
     const observed = observation.jobs.get(id);
+    if ((observed?.tasks.length ?? 0) === 0 && !ctx.busy(id)) continue; // holds nothing
     if (scheduled.has(e)) {
       addAll(usageOf(e.rec.spec, stoppingTasks(observed)));
       continue;
     }
-    let holding = usageOf(e.rec.spec, holdingTasks(observed));
+    let holding: Usage = heldBy(e.rec.spec, observed) as Usage;
     const target = ctx.assumed(id)?.target;
     if (target) holding = maxUsage(holding, usageOf(e.rec.spec, target.placement));
     addAll(holding);
