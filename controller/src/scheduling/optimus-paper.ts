@@ -9,9 +9,15 @@
  *   One reading kept from the digest (reference §4, step 4): a task that no longer fits ends only
  *   its job's growth, the others go on (the prototype stopped the whole loop).
  * - placement, §4.2 / Theorem 1: jobs in ascending order of total demand; each on the smallest
- *   k (k = 1, 2, …) of the k roomiest servers holding an even split of its PS and workers; a job
- *   that fits no even split waits. No stranding guard, no uneven fallback, no shrink-to-fit; a
- *   job whose shape changed is placed afresh.
+ *   k (k = 1, 2, …) of the k roomiest servers holding an even split of its PS and workers. No
+ *   stranding guard, no shrink-to-fit; a job whose shape changed is placed afresh.
+ *   One concession, without which the algorithm does not run on the paper's own heterogeneous
+ *   testbed: when no even split fits, PS and workers are packed by role (`pack-by-role.ts`)
+ *   before the job waits. Strictly (`unevenFallback: false`) an even split must put every PS
+ *   beside workers on GPU servers; the allocator, sizing shapes against the aggregate pool, hands
+ *   out more PS than those servers' CPUs hold, no job fits, and since every round repeats the
+ *   same decision nothing ever runs again (measured: the paper workload stalls at t ≈ 30,600 s
+ *   with 19 jobs left; `simulate --ablation` reports it as "optimus-paper strict").
  * - stragglers, §5.2: replaced, as in ours.
  *
  * Options given by the caller override these, so "the paper plus one of our rules" is a policy
@@ -27,7 +33,6 @@ export const PAPER_OPTIONS = {
   resizeCost: false,
   shrink: false,
   strandingGuard: false,
-  unevenFallback: false,
   evenSearch: 'all',
   slack: 0,
   keepShrunk: false,
@@ -44,7 +49,6 @@ export const PAPER_ALLOCATOR_OPTIONS = {
 export const PAPER_PLACER_OPTIONS = {
   shrink: false,
   strandingGuard: false,
-  unevenFallback: false,
   evenSearch: 'all',
   slack: 0,
   keepShrunk: false,
