@@ -42,6 +42,23 @@ describe('DRF: progressive filling on the servers (never waits while a smaller s
     expect([shapeOf(d, 'old'), shapeOf(d, 'mid'), shapeOf(d, 'new')]).toEqual(['2+2', '1+1', '1+1']);
   });
 
+  it('a running job whose share does not change stays on its servers (no restart)', () => {
+    // a runs 1+1 on s2 (spread would pick the emptier s1); b is new. Each keeps one pair.
+    const input = snapshot()
+      .servers(server('s1').cpu(2), server('s2').cpu(2))
+      .jobs(
+        job('a')
+          .arrival(0)
+          .bounds({ maxPs: 1, maxWorkers: 1 })
+          .running({ ps: 1, workers: 1 }, { ps: ['s2'], workers: ['s2'] }),
+        job('b').arrival(5).bounds({ maxPs: 1, maxWorkers: 1 }),
+      )
+      .build();
+    const d = decideBy('drf', input);
+    expect(running(d, 'a').placement.map((t) => t.server)).toEqual(['s2', 's2']);
+    expect(running(d, 'b').placement.map((t) => t.server)).toEqual(['s1', 's1']);
+  });
+
   it('a job whose first bundle finds no server waits with the reason', () => {
     const input = snapshot().servers(server('s1').cpu(1)).jobs(job('a')).build();
     const a = decideBy('drf', input).get('a');

@@ -17,6 +17,8 @@
  * A job's placed shape is what the filling reached (reported in `shrunk`, which compose uses as
  * the job's shape whether it is smaller or larger than the allocated one): the allocator only
  * admits and orders. Gang rule per step: a bundle or a pair is placed whole or not at all.
+ * A running job's task goes back to the server it runs on when that server still has room, as
+ * running pods stay bound in Kubernetes: a job whose share did not change is not restarted.
  */
 import { BinaryHeap } from '../core/heap';
 import type { PlacementJob, PlacementRequest, PlacementResult, Placer } from '../core/parts';
@@ -107,7 +109,7 @@ class Context {
   admit(job: PreparedJob, order: number): Filling | null {
     const pairs = firstPairs(job);
     const shape = pairShape(job, pairs);
-    const tasks = this.placeTasks(job, shape.ps, shape.workers);
+    const tasks = this.placeTasks(job, { ps: 0, workers: 0 }, shape);
     if (!tasks) return null;
     return { job, order, tasks, pairs, shape, share: this.share(job, shape) };
   }
@@ -116,7 +118,7 @@ class Context {
   grow(f: Filling): boolean {
     if (f.pairs >= lastPairs(f.job)) return false;
     const to = pairShape(f.job, f.pairs + 1);
-    const tasks = this.placeTasks(f.job, to.ps - f.shape.ps, to.workers - f.shape.workers);
+    const tasks = this.placeTasks(f.job, f.shape, to);
     if (!tasks) return false;
     f.tasks.push(...tasks);
     f.pairs++;
@@ -136,24 +138,32 @@ class Context {
     return dominantShare(bundle(job.ps, shape.ps, job.worker, shape.workers), this.request.input.total);
   }
 
-  /** Spreads `ps` PS and `workers` workers, each on the roomiest server; rolls back on a misfit. */
+  /**
+   * Places the tasks that take the job from shape `from` to `to`: each on the server its task of
+   * that index runs on now if it has room, else on the roomiest one; rolls back on a misfit.
+   */
   private placeTasks(
     job: PreparedJob,
-    ps: number,
-    workers: number,
+    from: JobShape,
+    to: JobShape,
   ): { role: TaskRole; server: number }[] | null {
     const free = this.request.free;
     const taken: { role: TaskRole; server: number }[] = [];
-    const roles = [...Array<TaskRole>(ps).fill('ps'), ...Array<TaskRole>(workers).fill('worker')];
-    for (const role of roles) {
+    const tasks: { role: TaskRole; index: number }[] = [];
+    for (let i = from.ps; i < to.ps; i++) tasks.push({ role: 'ps', index: i });
+    for (let i = from.workers; i < to.workers; i++) tasks.push({ role: 'worker', index: i });
+    for (const { role, index } of tasks) {
       const demand = role === 'ps' ? job.ps : job.worker;
-      let server = -1;
-      this.index.visit(demand, { smallest: demand, largest: demand }, this.scanLimit, (s) => {
-        const f = free[s];
-        if (f === undefined || !fits(f, demand)) return false;
-        server = s;
-        return true;
-      });
+      let server = this.currentServer(job, role, index);
+      if (server >= 0 && !fits(free[server] ?? new Float64Array(), demand)) server = -1;
+      if (server < 0) {
+        this.index.visit(demand, { smallest: demand, largest: demand }, this.scanLimit, (s) => {
+          const f = free[s];
+          if (f === undefined || !fits(f, demand)) return false;
+          server = s;
+          return true;
+        });
+      }
       if (server < 0) {
         for (const t of taken) this.release(t.server, t.role === 'ps' ? job.ps : job.worker);
         return null;
@@ -164,6 +174,12 @@ class Context {
       taken.push({ role, server });
     }
     return taken;
+  }
+
+  /** The server the job's task (role, index) runs on now, or -1. */
+  private currentServer(job: PreparedJob, role: TaskRole, index: number): number {
+    const t = job.snapshot.current?.placement.find((p) => p.role === role && p.index === index);
+    return t ? (this.request.input.serverIndex.get(t.server) ?? -1) : -1;
   }
 
   private release(server: number, demand: Float64Array): void {
