@@ -29,6 +29,8 @@ export interface ComposeOptions {
   readonly passes?: number;
   /** A running job that shrinks keeps its remaining tasks where they are (`core/sticky.ts`). */
   readonly keepShrunk?: boolean;
+  /** See `Policy.parameterAssignment`. */
+  readonly parameterAssignment?: 'paa' | 'mxnet-default';
 }
 
 interface RoundResult {
@@ -45,6 +47,7 @@ export function composePolicy(options: ComposeOptions): Policy {
   return {
     name: options.name,
     description: options.description,
+    ...(options.parameterAssignment ? { parameterAssignment: options.parameterAssignment } : {}),
     decide(input: PolicyInput): Decision {
       const prepared = prepare(input);
       const round = schedule(prepared, options, passes);

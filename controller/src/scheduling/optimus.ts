@@ -43,6 +43,7 @@ export function optimusPolicy(options: OptimusOptions = {}, label: PolicyLabel =
     ...optimusParts(options),
     stragglers: options.stragglers ?? {},
     keepShrunk: options.keepShrunk ?? true,
+    parameterAssignment: 'paa',
     ...(options.passes === undefined ? {} : { passes: options.passes }),
   });
 }

@@ -87,5 +87,11 @@ export interface Decision {
 export interface Policy {
   readonly name: string;
   readonly description: string;
+  /**
+   * How this policy's jobs assign parameter blocks to their PS (paper §5.3): 'paa' (Optimus)
+   * or MXNet's default (omitted). A backend that models PS load (`sim/parameter-blocks.ts`)
+   * reads it; the decision itself does not depend on it.
+   */
+  readonly parameterAssignment?: 'paa' | 'mxnet-default';
   decide(input: PolicyInput): Decision;
 }
