@@ -65,7 +65,53 @@ describe('optimus trace export / simulate', () => {
     expect(doc.ratios.drf!.jct).toBeCloseTo(doc.policies.drf!.avgJct! / doc.policies.optimus!.avgJct!, 2);
   });
 
+  it('passes --policy-option to the policies and reports the makespan bound', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'optimus-sim-')), 'trace.json');
+    writeFileSync(
+      file,
+      await cli(['trace', 'export', '--workload', 'poisson', '--seed', '2', '--jobs', '5']),
+    );
+    const run = async (extra: string[]) =>
+      JSON.parse(
+        await cli([
+          'simulate',
+          '--workload',
+          file,
+          '--policies',
+          'optimus,optimus-paper',
+          '--json',
+          ...extra,
+        ]),
+      ) as {
+        policyOptions: string[];
+        makespanBound: number;
+        policies: Record<string, { makespan: number; avgJct: number }>;
+        failed: Record<string, string>;
+      };
+    const plain = await run([]);
+    const paperLike = await run([
+      '--policy-option',
+      'gain=seconds',
+      '--policy-option',
+      'lookAhead=false',
+      '--policy-option',
+      'resizeCost=false',
+    ]);
+    expect(paperLike.policyOptions).toEqual(['gain=seconds', 'lookAhead=false', 'resizeCost=false']);
+    expect(plain.failed).toEqual({});
+    for (const doc of [plain, paperLike]) {
+      expect(doc.makespanBound).toBeGreaterThan(0);
+      for (const f of Object.values(doc.policies))
+        expect(f.makespan).toBeGreaterThanOrEqual(doc.makespanBound);
+    }
+    // The options reach the policies: optimus built with the paper's allocator options behaves differently.
+    expect(paperLike.policies.optimus).not.toEqual(plain.policies.optimus);
+  });
+
   it.each([
+    [['simulate', '--policy-option', 'magic=1', '--json'], 'unknown policy option "magic"'],
+    [['trace', 'import', '--from', 'sparrow', 'x.json'], '--from'],
+    [['trace', 'import', '--from', 'dl2', '/nonexistent.json'], 'cannot read'],
     [['simulate', '--workload', 'nope', '--json'], '--workload'],
     [['simulate', '--policies', 'optimus,magic', '--json'], '--policies'],
     [['trace', 'export', '--workload', 'nope'], '--workload'],
