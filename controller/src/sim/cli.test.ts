@@ -65,6 +65,56 @@ describe('optimus trace export / simulate', () => {
     expect(doc.ratios.drf!.jct).toBeCloseTo(doc.policies.drf!.avgJct! / doc.policies.optimus!.avgJct!, 2);
   });
 
+  it('imports a DL2 dump and replays it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'optimus-dl2-'));
+    const dump = join(dir, 'dump.json');
+    const job = (id: number, model: string, slot: number, gpu: number) => ({
+      id,
+      arrivalSlot: slot,
+      model,
+      numEpochs: 60,
+      epochSize: 115,
+      psDemand: [2, 0],
+      workerDemand: [2, gpu],
+    });
+    writeFileSync(
+      dump,
+      JSON.stringify({
+        format: 'dl2-jobs',
+        version: 1,
+        config: 'test',
+        seed: 1,
+        slotSec: 1200,
+        nodes: 4,
+        slotsPerNode: 8,
+        slotsPerGpu: 4,
+        maxTasks: 16,
+        jobs: [job(1, 'resnet-50', 0, 4), job(2, 'dssm', 1, 0)],
+      }),
+    );
+    const trace = parseTrace(JSON.parse(await cli(['trace', 'import', '--from', 'dl2', dump])));
+    expect(trace.jobs.map((j) => [j.id, j.arrival])).toEqual([
+      ['dl2/job-0001', 0],
+      ['dl2/job-0002', 1200],
+    ]);
+    const file = join(dir, 'trace.json');
+    writeFileSync(file, JSON.stringify(trace));
+    const doc = JSON.parse(
+      await cli([
+        'simulate',
+        '--workload',
+        file,
+        '--interval',
+        '1200',
+        '--oracle',
+        '--policies',
+        'optimus,drf',
+        '--json',
+      ]),
+    ) as { policies: Record<string, { avgJct: number }> };
+    expect(doc.policies.optimus!.avgJct).toBeGreaterThan(0);
+  });
+
   it('passes --policy-option to the policies and reports the makespan bound', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'optimus-sim-')), 'trace.json');
     writeFileSync(

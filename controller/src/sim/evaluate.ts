@@ -162,6 +162,8 @@ export interface ComparisonReport {
   readonly makespanOverBound: Record<string, number>;
   /** Policies whose run failed on some seed (e.g. stalled: nothing runs while work is left). */
   readonly failed: Record<string, string>;
+  /** Per policy, on how many seeds its avg JCT was below Optimus's (a baseline that wins, wins). */
+  readonly seedsBetterThanOptimus: Record<string, number>;
 }
 
 /** Figures per policy and ratios = policy ÷ Optimus (null-free: Optimus is always run). */
@@ -180,7 +182,12 @@ export function comparisonReport(
   const policies: Record<string, RunFigures> = {};
   const ratios: Record<string, { jct: number; makespan: number }> = {};
   const makespanOverBound: Record<string, number> = {};
+  const seedsBetterThanOptimus: Record<string, number> = {};
+  const baseSeeds = results.get('optimus')?.perSeed ?? [];
   for (const [name, r] of results) {
+    seedsBetterThanOptimus[name] = r.perSeed.filter(
+      (f, i) => f.avgJct < (baseSeeds[i]?.avgJct ?? NaN),
+    ).length;
     policies[name] = roundFigures(r.figures);
     makespanOverBound[name] = round(r.figures.makespan / o.bound.makespanBound);
     if (base) {
@@ -201,5 +208,6 @@ export function comparisonReport(
     lastArrival: round(o.bound.lastArrival, 1),
     makespanOverBound,
     failed: Object.fromEntries(o.failed ?? []),
+    seedsBetterThanOptimus,
   };
 }

@@ -76,7 +76,10 @@ function humanTable(doc: ComparisonReport | AblationReport): string {
   const extra = (name: string): string => {
     if ('ratios' in doc) {
       const r = doc.ratios[name];
-      return r ? `  JCT ×${r.jct.toFixed(2)}  makespan ×${r.makespan.toFixed(2)} of optimus` : '';
+      const won = doc.seedsBetterThanOptimus[name] ?? 0;
+      return r
+        ? `  JCT ×${r.jct.toFixed(2)}  makespan ×${r.makespan.toFixed(2)} of optimus${won > 0 ? `  (better on ${won}/${doc.seeds} seeds)` : ''}`
+        : '';
     }
     const v = doc.variants[name];
     return v
