@@ -2,7 +2,7 @@
 says) on Google-trace workloads and dumps each workload as a `dl2-jobs` JSON file for
 `optimus trace import --from dl2`. Not DL2's code: it imports DL2's modules from --dl2.
 
-usage: python3 run_dl2.py --dl2 PATH --config small|large --seeds 5 --out DIR
+usage: python3 run_dl2.py --dl2 PATH --config small|large --seeds 5 --out DIR [--policies drf,optimus]
 """
 import argparse, json, os, sys, time
 
@@ -69,6 +69,7 @@ def main():
     ap.add_argument('--config', choices=sorted(CONFIGS), required=True)
     ap.add_argument('--seeds', type=int, default=5)
     ap.add_argument('--out', required=True)
+    ap.add_argument('--policies', default='drf,fifo,srtf,tetris,optimus', help='DL2 heuristics to run')
     a = ap.parse_args()
     a.out = os.path.abspath(a.out)
     np, pm = load_dl2(a.dl2, os.path.join(a.out, 'logs'))
@@ -76,6 +77,8 @@ def main():
     import trace as tr, drf_env, fifo_env, srtf_env, tetris_env, optimus_env
     envs = [('drf', drf_env.DRF_Env), ('fifo', fifo_env.FIFO_Env), ('srtf', srtf_env.SRTF_Env),
             ('tetris', tetris_env.Tetris_Env), ('optimus', optimus_env.Optimus_Env)]
+    wanted = a.policies.split(',')
+    envs = [e for e in envs if e[0] in wanted]
     os.makedirs(a.out, exist_ok=True)
     results = dict(config=a.config, seeds=a.seeds, slotSec=pm.TS_DURATION, perSeed={})
     for seed in range(1, a.seeds + 1):
