@@ -460,10 +460,12 @@ export class Controller {
     if (!live) return;
     if (e.rec.phase === 'pre-run' && e.current) {
       const target = this.preRun.recordsPerWorker * e.current.shape.workers;
-      if (e.obs.samplesInSpan(e.rec.spans.length - 1) >= target) this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
+      if (e.obs.samplesInSpan(e.rec.spans.length - 1) >= target)
+        this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
     }
     // Done is the convergence rule on the logged loss: act on it soon, not at the next interval.
-    if (epochCompleted(e) && convergedEnd(e, false)) this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
+    if (epochCompleted(e) && convergedEnd(e, false))
+      this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
   }
 
   private jobChanged(e: JobEntry): void {

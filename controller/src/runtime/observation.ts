@@ -94,7 +94,10 @@ export const stoppingTasks = (job: ObservedJob | undefined): ObservedTask[] =>
 const heldCache = new WeakMap<ObservedJob, Usage>();
 
 /** What the job's tasks that still hold their server hold, per server (derived once per observation). */
-export function heldBy(spec: Pick<JobSpec, 'psDemand' | 'workerDemand'>, job: ObservedJob | undefined): ReadonlyMap<string, Record<string, number>> {
+export function heldBy(
+  spec: Pick<JobSpec, 'psDemand' | 'workerDemand'>,
+  job: ObservedJob | undefined,
+): ReadonlyMap<string, Record<string, number>> {
   if (!job) return new Map();
   let u = heldCache.get(job);
   if (!u) heldCache.set(job, (u = usageOf(spec, holdingTasks(job))));

@@ -80,9 +80,14 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
     if (end) ended.push({ jobId: id, end });
   }
   const active = [...ctx.entries.values()].filter((e) => !isTerminal(e));
-  // Without a pre-run (the policy needs no speed model) a new job goes to the policy this round.
+  // Without a pre-run (the policy needs no speed model) a new job goes to the policy at once.
+  let admitted = false;
   if (ctx.preRun.budget < 1)
-    for (const e of active) if (e.rec.phase === 'pending') [e.rec.phase, e.rec.reason] = ['running', null];
+    for (const e of active)
+      if (e.rec.phase === 'pending') {
+        [e.rec.phase, e.rec.reason] = ['running', null];
+        admitted = true;
+      }
   if (kind === 'full') for (const e of active) refit(ctx, e); // 3
   const dispatches: Dispatch[] = finishPhase(ctx); // 4
   const scheduled = kind === 'full' ? active.filter((e) => schedulable(ctx, e)) : [];
@@ -95,7 +100,7 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
   const dispatched: PlanAction[] = [];
   for (const d of dispatches) if (ctx.dispatch(d)) dispatched.push(...d.actions); // 8
   ctx.metrics.rounds.inc();
-  return { dispatched, ended, needsFullRound: pre.finished };
+  return { dispatched, ended, needsFullRound: pre.finished || (admitted && kind !== 'full') };
 }
 
 /** Phase 3 for one job, isolated: a failed refit keeps the last good models and marks the job. */
