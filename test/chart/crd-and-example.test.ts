@@ -7,7 +7,11 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
+import { Pod } from 'kubernetes-models/v1/Pod';
+import { parseSpec } from '../../controller/src/k8s/optimus-job';
+import type { OptimusJob } from '../../controller/src/k8s/optimus-job';
+import { buildJobPods } from '../../controller/src/k8s/pod-builder';
 import { CHART_DIR, REPO_ROOT, ensureHelm, runHelm } from './helm';
 import { checkOpenApi, type OpenApiSchema } from './openapi-check';
 import { findObject, parseManifests, renderChart, type K8sObject } from './render';
@@ -22,11 +26,17 @@ interface Crd {
 }
 const sharedCrd = (): Crd =>
   parse(readFileSync(join(CHART_DIR, 'files', 'optimusjob-crd.yaml'), 'utf8')) as Crd;
-const example = (): Record<string, unknown> =>
-  parse(readFileSync(join(CHART_DIR, 'examples', 'optimusjob-resnet50.yaml'), 'utf8')) as Record<
-    string,
-    unknown
-  >;
+/** The OptimusJob document of an example file (the file may also hold a PVC). */
+const exampleJob = (file: string): Record<string, unknown> => {
+  const docs = parseAllDocuments(readFileSync(join(CHART_DIR, 'examples', file), 'utf8')).map(
+    (d) => d.toJS() as Record<string, unknown>,
+  );
+  const job = docs.find((d) => d['kind'] === 'OptimusJob');
+  if (!job) throw new Error(`${file} has no OptimusJob`);
+  return job;
+};
+const EXAMPLES = ['optimusjob-resnet50.yaml', 'optimusjob-tf2-keras.yaml'] as const;
+const example = () => exampleJob(EXAMPLES[0]);
 
 let base: K8sObject[];
 beforeAll(async () => {
@@ -52,17 +62,39 @@ describe('OptimusJob CRD', () => {
   });
 });
 
-describe('example OptimusJob', () => {
+describe.each(EXAMPLES)('example %s', (file) => {
   it("is accepted by the CRD's schema", () => {
     const crd = sharedCrd();
-    const job = example();
+    const job = exampleJob(file);
     const version = crd.spec.versions.find((v) => `${crd.spec.group}/${v.name}` === job['apiVersion']);
     expect(version, 'example apiVersion is served by the CRD').toBeDefined();
     expect(job['kind']).toBe(crd.spec.names.kind);
     expect(checkOpenApi(version!.schema.openAPIV3Schema, job)).toEqual([]);
   });
 
-  it('the check rejects a broken job (so the case above can fail)', () => {
+  it('is accepted by the controller and becomes valid Pods', () => {
+    const job = exampleJob(file) as unknown as OptimusJob;
+    const parsed = parseSpec(job.spec);
+    expect(parsed.ok ? '' : parsed.error).toBe('');
+    if (!parsed.ok) return;
+    const pods = buildJobPods({
+      job: { ...job, metadata: { ...job.metadata, namespace: 'ml', uid: 'u' } },
+      spec: parsed.spec,
+      shape: { ps: 2, workers: 2 },
+      placement: [
+        { role: 'ps', index: 0, server: 'a' },
+        { role: 'ps', index: 1, server: 'b' },
+        { role: 'worker', index: 0, server: 'c' },
+        { role: 'worker', index: 1, server: 'd' },
+      ],
+    });
+    expect(pods).toHaveLength(5);
+    for (const p of pods) expect(() => new Pod(p as never).validate()).not.toThrow();
+  });
+});
+
+describe('the example check', () => {
+  it('rejects a broken job (so the cases above can fail)', () => {
     const crd = sharedCrd();
     const job = example();
     const spec = job['spec'] as Record<string, unknown>;

@@ -133,6 +133,7 @@ export function managedEnv(input: RolloutInput, role: PodRole, index: number): V
     ['OPTIMUS_GLOBAL_BATCH_SIZE', String(effectiveGlobalBatch(spec.mode, spec.batchSize, shape.workers))],
     ['OPTIMUS_LOG_PATH', LOG_PATH],
     ['OPTIMUS_DONE_FILE', DONE_FILE],
+    ['OPTIMUS_GRACE_SECONDS', String(gracePeriodOf(spec))],
     ...(ckpt ? ([['OPTIMUS_CHECKPOINT_DIR', ckpt]] as [string, string][]) : []),
   ];
   return vars.map(([name, value]) => ({ name, value }));
