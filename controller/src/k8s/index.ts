@@ -27,7 +27,7 @@ import { StatusReporter } from './status-reporter';
 import { WatchedList } from './watched-list';
 import type { SidecarConfig } from './webhook/sidecar-config';
 import { supportsNativeSidecars } from './webhook/sidecar-config';
-import type { WebhookServer } from './webhook/webhook-server';
+import type { WebhookServer, WebhookStats } from './webhook/webhook-server';
 import { startWebhookServer } from './webhook/webhook-server';
 
 export interface KubernetesBackendOptions {
@@ -76,6 +76,8 @@ export interface KubernetesBackend {
   observedPlacements(): Map<string, TaskPlacement[]>;
   /** The webhook's bound port once started (undefined without a webhook). */
   webhookPort(): number | undefined;
+  /** The webhook's review counts once started (undefined without a webhook). */
+  webhookStats(): WebhookStats | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -163,6 +165,7 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
     servers: () => serversFrom(nodes.items(), pods.items()),
     observedPlacements: () => observedPlacements(pods.items()),
     webhookPort: () => webhook?.port,
+    webhookStats: () => webhook?.stats,
     start: async () => {
       if (o.webhook) {
         const { native, ...rest } = o.webhook.sidecar;

@@ -23,6 +23,23 @@ export const ANNOTATION_LOG_PATH = 'optimus.dev/log-path' as const;
 /** Names the training container of a pod (else kubectl's default-container annotation, else the first). */
 export const ANNOTATION_CONTAINER = 'optimus.dev/container' as const;
 export const ANNOTATION_DEFAULT_CONTAINER = 'kubectl.kubernetes.io/default-container' as const;
+/** `"false"`: the program writes the log file itself; the webhook leaves its command alone. */
+export const ANNOTATION_CAPTURE_OUTPUT = 'optimus.dev/capture-output' as const;
+/** Container names Kubeflow's operators give the training container (TFJob, MXJob, PyTorchJob, …). */
+export const KUBEFLOW_CONTAINER_NAMES = ['tensorflow', 'mxnet', 'pytorch', 'paddle', 'xgboost'] as const;
+/** The sidecar's log formats (sidecar/src/parse/select.ts; a test keeps the lists equal). */
+export const LOG_FORMATS = [
+  'auto',
+  'mxnet',
+  'gluon',
+  'keras',
+  'tf-estimator',
+  'lightning',
+  'huggingface',
+  'jsonl',
+] as const;
+/** Namespaces the webhook never injects into, whatever its namespaceSelector says. */
+export const SYSTEM_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease'] as const;
 /** Set by the webhook on pods it injected (idempotence marker, and for humans). */
 export const ANNOTATION_INJECTED = 'optimus.dev/injected' as const;
 /** Read by the webhook into the sidecar's environment: this pod's PER-WORKER batch (see runtime/batch.ts). */

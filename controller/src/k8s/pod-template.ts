@@ -7,7 +7,7 @@
 import type { V1Container, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { Resources } from '../../../shared/src/units';
-import { ANNOTATION_CONTAINER, ANNOTATION_DEFAULT_CONTAINER } from './names';
+import { ANNOTATION_CONTAINER, ANNOTATION_DEFAULT_CONTAINER, KUBEFLOW_CONTAINER_NAMES } from './names';
 import { addResources, parseQuantity, parseResources } from './quantity';
 
 export const quantitySchema = z.union([z.string(), z.number()]).refine(
@@ -69,15 +69,19 @@ export type PodTemplate = V1PodTemplateSpec & { spec: NonNullable<V1PodTemplateS
 
 /**
  * Index of the training container: the one named by `optimus.dev/container`, else by kubectl's
- * `kubectl.kubernetes.io/default-container`, else the first. -1 when a named one is missing.
+ * `kubectl.kubernetes.io/default-container`, else the first with a Kubeflow training-container name
+ * (`tensorflow`, `mxnet`, `pytorch`, …), else the first. -1 when an annotation names a missing one.
  */
 export function trainingContainerIndex(
   containers: readonly Pick<V1Container, 'name'>[],
   annotations: Readonly<Record<string, string>> | undefined,
 ): number {
   const wanted = annotations?.[ANNOTATION_CONTAINER] ?? annotations?.[ANNOTATION_DEFAULT_CONTAINER];
-  if (wanted === undefined) return containers.length > 0 ? 0 : -1;
-  return containers.findIndex((c) => c.name === wanted);
+  if (wanted !== undefined) return containers.findIndex((c) => c.name === wanted);
+  const kubeflow = containers.findIndex((c) =>
+    (KUBEFLOW_CONTAINER_NAMES as readonly string[]).includes(c.name),
+  );
+  return kubeflow >= 0 ? kubeflow : containers.length > 0 ? 0 : -1;
 }
 
 const requestsOf = (c: V1Container): Resources => parseResources(c.resources?.requests);
