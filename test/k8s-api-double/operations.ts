@@ -22,6 +22,19 @@ export interface WriteContext {
   readonly warnings?: string[];
 }
 
+/** A Secret's write-only `stringData` is merged into `data` (base64), as the API server does. */
+function secretDefaults(t: ResourceType, obj: K8sObject): K8sObject {
+  if (t.kind !== 'Secret' || t.group !== '') return obj;
+  const { stringData, ...rest } = obj as K8sObject & {
+    stringData?: Record<string, string>;
+    data?: Record<string, string>;
+  };
+  if (!stringData) return { ...obj, type: (obj['type'] as string | undefined) ?? 'Opaque' } as K8sObject;
+  const data = { ...(rest.data ?? {}) };
+  for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(v, 'utf8').toString('base64');
+  return { ...rest, data, type: (rest['type'] as string | undefined) ?? 'Opaque' } as K8sObject;
+}
+
 /** Namespaces every cluster starts with. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
 
@@ -233,8 +246,12 @@ export class ApiOperations {
       );
   }
 
-  /** Decode (400), prune unknown fields (warning, or 400 when Strict), validate (422). */
+  /** Decode (400), prune unknown fields (warning, or 400 when Strict), validate (422), default. */
   private admit(t: ResourceType, obj: K8sObject, ctx: WriteContext): K8sObject {
+    return secretDefaults(t, this.validated(t, obj, ctx));
+  }
+
+  private validated(t: ResourceType, obj: K8sObject, ctx: WriteContext): K8sObject {
     const key = `${apiVersionOf(t)}/${t.kind}`;
     const decode = decodeError(key, obj);
     if (decode)

@@ -47,13 +47,20 @@ export interface WaitForApiOptions {
   readonly signal?: AbortSignal;
 }
 
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+/** A sleep that ends early when `signal` aborts (so SIGTERM during a backoff exits at once). */
+const abortableSleep =
+  (signal: AbortSignal | undefined) =>
+  (ms: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
 
 /** Resolves true once `/version` answers, false when `signal` aborts first. */
 export async function waitForApi(o: WaitForApiOptions): Promise<boolean> {
   const api = o.kubeConfig.makeApiClient(VersionApi);
   const server = o.kubeConfig.getCurrentCluster()?.server ?? '(no server)';
-  const sleep = o.sleep ?? realSleep;
+  const sleep = o.sleep ?? abortableSleep(o.signal);
   let delay = o.initialDelayMs ?? 1000;
   let last = '';
   for (let attempt = 1; !o.signal?.aborted; attempt++) {

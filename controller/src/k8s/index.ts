@@ -21,6 +21,7 @@ import type { ExecutorOptions } from './executor-factory';
 import { createExecutor } from './executor-factory';
 import type { JobEvents } from './events';
 import { JobSource } from './job-source';
+import { ANNOTATION_INJECT } from './names';
 import type { LeaderElector } from './leader-election';
 import { LeaseElector } from './leader-election';
 import { StatusReporter } from './status-reporter';
@@ -78,6 +79,8 @@ export interface KubernetesBackend {
   webhookPort(): number | undefined;
   /** The webhook's review counts once started (undefined without a webhook). */
   webhookStats(): WebhookStats | undefined;
+  /** Namespaces with pods that ask for the sidecar (they need its credentials Secret). */
+  injectedPodNamespaces(): string[];
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -166,6 +169,14 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
     observedPlacements: () => observedPlacements(pods.items()),
     webhookPort: () => webhook?.port,
     webhookStats: () => webhook?.stats,
+    injectedPodNamespaces: () => [
+      ...new Set(
+        pods
+          .items()
+          .filter((p) => p.metadata?.annotations?.[ANNOTATION_INJECT] === 'true')
+          .map((p) => p.metadata?.namespace ?? ''),
+      ),
+    ],
     start: async () => {
       if (o.webhook) {
         const { native, ...rest } = o.webhook.sidecar;

@@ -28,6 +28,7 @@ import type { KubernetesBackend } from './index';
 import { createKubernetesBackend } from './index';
 import { JobApi } from './job-api';
 import { describeError } from './api-reachability';
+import { CredentialsDistributor, startCredentialsSync } from './credentials';
 import { markRejected, syncJobs } from './job-feed';
 import { parseResources } from './quantity';
 import { KubernetesRuntimeBackend } from './runtime-backend';
@@ -123,6 +124,26 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     onError: (err) => log.warn({ err }, 'cluster store'),
     ...o.store,
   });
+  const inScope = (ns: string) => watched.length === 0 || watched.includes(ns);
+  const credentials =
+    cfg.credentialsSource && cfg.sidecarCredentialsSecret
+      ? startCredentialsSync({
+          distributor: new CredentialsDistributor({
+            clients: backend.clients,
+            sourceNamespace: cfg.podNamespace ?? 'default',
+            sourceName: cfg.credentialsSource,
+            targetName: cfg.sidecarCredentialsSecret,
+          }),
+          namespaces: () =>
+            [
+              ...jobsInScope().map((e) => e.job.metadata.namespace),
+              ...backend.injectedPodNamespaces(),
+            ].filter(inScope),
+          isLeader: () => backend.leader.isLeader(),
+          onError: (err, namespace) =>
+            log.warn({ error: describeError(err), namespace }, 'sidecar credentials'),
+        })
+      : null;
   let controller: Controller | null = null;
   // The persistent session delivers what queued while no controller listened right after the
   // CONNACK, before the runtime is ready; mqtt.js acknowledges those, so they are kept here.
@@ -165,6 +186,8 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   let retry: NodeJS.Timeout | undefined;
   const feed = debounce(
     async () => {
+      // The sidecars of a job's pods mount the credentials from the job's namespace: copy them first.
+      await credentials?.sync();
       const r = await syncJobs(ctl, jobsInScope(), podOverhead);
       const byId = new Map(jobsInScope().map((e) => [e.id, e.job]));
       for (const rej of r.rejected) {
@@ -209,6 +232,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     (stopping ??= (async () => {
       offJobs();
       clearTimeout(retry);
+      credentials?.stop();
       await ctl.stop();
       await http.close();
       await rt.close();

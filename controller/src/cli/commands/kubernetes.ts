@@ -10,7 +10,7 @@ import type { ControllerConfig, SettingVariable } from '../../config/env';
 import { ConfigError, loadConfig, SETTINGS } from '../../config/env';
 import { waitForApi } from '../../k8s/api-reachability';
 import { policyNames } from '../../scheduling/registry';
-import { crdManifest, crdYaml, rbacRules } from '../../k8s/crd';
+import { crdManifest, crdYaml, rbacRuleSets } from '../../k8s/crd';
 import { loadKubeConfig } from '../../k8s/kube-config';
 import { runKubernetes } from '../../k8s/run-kubernetes';
 import { reviewAdmission } from '../../k8s/webhook/admission';
@@ -143,11 +143,11 @@ export function registerKubernetesCommands(program: Command): void {
     });
   k8s
     .command('rbac')
-    .description("print the controller's RBAC rules (YAML, or JSON with --json)")
+    .description("print the controller's RBAC rules by where they apply (YAML, or JSON with --json)")
     .option('--json', 'print one JSON document')
     .action((flags: { json?: boolean }) => {
-      if (flags.json) printJson(rbacRules());
-      else process.stdout.write(stringify(rbacRules()));
+      if (flags.json) printJson(rbacRuleSets());
+      else process.stdout.write(stringify(rbacRuleSets()));
     });
   k8s
     .command('review')
