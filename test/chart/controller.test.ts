@@ -183,9 +183,7 @@ describe('RBAC', () => {
 
   /** The file's rules with the chart's credentials Secret filled in, as the template does. */
   const filled = (rules: readonly RbacRule[]): Rule[] =>
-    rules.map((r) =>
-      r.resourceNames ? { ...r, resourceNames: ['optimus-broker-sidecar'] } : r,
-    ) as unknown as Rule[];
+    rules.map((r) => (r.resourceNames ? { ...r, resourceNames: ['optimus-broker-sidecar'] } : r));
 
   it('grants exactly the rules of files/rbac-rules.yaml (the list the controller code uses)', () => {
     const rendered = [...rulesOf(base, 'ClusterRole'), ...rulesOf(base, 'Role')].map(key).sort();

@@ -29,10 +29,10 @@ function secretDefaults(t: ResourceType, obj: K8sObject): K8sObject {
     stringData?: Record<string, string>;
     data?: Record<string, string>;
   };
-  if (!stringData) return { ...obj, type: (obj['type'] as string | undefined) ?? 'Opaque' } as K8sObject;
+  if (!stringData) return { ...obj, type: obj['type'] ?? 'Opaque' };
   const data = { ...(rest.data ?? {}) };
   for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(v, 'utf8').toString('base64');
-  return { ...rest, data, type: (rest['type'] as string | undefined) ?? 'Opaque' } as K8sObject;
+  return { ...rest, data, type: rest['type'] ?? 'Opaque' };
 }
 
 /** Namespaces every cluster starts with. */
