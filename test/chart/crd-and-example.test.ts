@@ -15,6 +15,7 @@ import { buildJobPods } from '../../controller/src/k8s/pod-builder';
 import { CHART_DIR, REPO_ROOT, ensureHelm, runHelm } from './helm';
 import { checkOpenApi, type OpenApiSchema } from './openapi-check';
 import { findObject, parseManifests, renderChart, type K8sObject } from './render';
+import { startApiDouble } from '../k8s-api-double/server';
 
 interface Crd {
   metadata: { name: string };
@@ -122,7 +123,8 @@ describe('NOTES.txt', () => {
     expect(notes).toContain('helm test optimus -n optimus-system');
     expect(notes).toContain('examples/optimusjob-resnet50.yaml');
     expect(notes).toContain('kubectl -n ml get optimusjobs -w');
-    expect(notes).toContain("--set 'sidecar.credentialsNamespaces={ml}'");
+    expect(notes).toContain('kubectl -n ml create configmap optimus-mxnet --from-file=');
+    expect(notes).toContain('copies the sidecar credentials Secret optimus-broker-sidecar into the job');
     const jobName = (example()['metadata'] as { name: string }).name;
     expect(notes).toContain(`/api/v1/jobs/ml/${jobName}`);
   });
@@ -140,6 +142,31 @@ describe('npm run chart:render', () => {
           resolveRun({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout }),
       );
     });
+
+  it('prints manifests that apply to an empty cluster in the order printed, as kubectl apply would', async () => {
+    const r = await run([]);
+    expect(r.code).toBe(0);
+    const objs = parseManifests(r.stdout);
+    expect(objs[0]).toMatchObject({ kind: 'Namespace', metadata: { name: 'optimus-system' } });
+    const double = await startApiDouble();
+    try {
+      for (const o of objs) {
+        const t = double.api.resolveKind(o.apiVersion, o.kind);
+        expect(t, `${o.apiVersion} ${o.kind} is served`).toBeDefined();
+        const group = t!.group ? `/apis/${t!.group}/${t!.version}` : `/api/${t!.version}`;
+        const ns = t!.namespaced ? `/namespaces/${o.metadata.namespace ?? 'default'}` : '';
+        // kubectl apply validates fields strictly (server-side) by default.
+        const res = await fetch(`${double.url}${group}${ns}/${t!.plural}?fieldValidation=Strict`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(o),
+        });
+        expect(res.status, `${o.kind} ${o.metadata.name}: ${await res.text()}`).toBe(201);
+      }
+    } finally {
+      await double.close();
+    }
+  });
 
   it('prints the default manifests without the helm test hooks', async () => {
     const r = await run([]);

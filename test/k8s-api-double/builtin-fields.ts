@@ -28,6 +28,14 @@ export const BUILTIN_MODEL: Readonly<Record<string, string>> = {
   'coordination.k8s.io/v1/Lease': 'V1Lease',
   'events.k8s.io/v1/Event': 'EventsV1Event',
   'apiextensions.k8s.io/v1/CustomResourceDefinition': 'V1CustomResourceDefinition',
+  'v1/ServiceAccount': 'V1ServiceAccount',
+  'v1/PersistentVolumeClaim': 'V1PersistentVolumeClaim',
+  'policy/v1/PodDisruptionBudget': 'V1PodDisruptionBudget',
+  'rbac.authorization.k8s.io/v1/ClusterRole': 'V1ClusterRole',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'V1ClusterRoleBinding',
+  'rbac.authorization.k8s.io/v1/Role': 'V1Role',
+  'rbac.authorization.k8s.io/v1/RoleBinding': 'V1RoleBinding',
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': 'V1MutatingWebhookConfiguration',
 };
 
 const ARRAY = /^Array<(.+)>$/;

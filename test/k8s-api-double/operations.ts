@@ -72,6 +72,11 @@ export class ApiOperations {
     return this.types.get(`${group}/${version}/${plural}`);
   }
 
+  /** The served type of `apiVersion` + `kind` (what kubectl's discovery finds). */
+  resolveKind(apiVersion: string, kind: string): ResourceType | undefined {
+    return [...this.types.values()].find((t) => apiVersionOf(t) === apiVersion && t.kind === kind);
+  }
+
   create(t: ResourceType, ns: string | undefined, body: unknown, ctx: WriteContext = {}): K8sObject {
     let obj = this.asObject(body, t);
     if (!obj.metadata.name && typeof obj.metadata['generateName'] === 'string')
