@@ -46,6 +46,26 @@ describe('OptimusJob CRD', () => {
     ]);
   });
 
+  it('has printer columns for shape, progress and ETA whose paths exist in the schema with their types', () => {
+    const crd = crdManifest() as {
+      spec: { versions: { additionalPrinterColumns: { name: string; type: string; jsonPath: string }[] }[] };
+    };
+    type S = { type?: string; properties?: Record<string, S> };
+    const schemaAt = (path: string): S | undefined =>
+      path
+        .split('.')
+        .filter(Boolean)
+        .reduce<S | undefined>((s, k) => s?.properties?.[k], type!.crdSchema as S);
+    for (const c of crd.spec.versions[0]!.additionalPrinterColumns) {
+      if (c.jsonPath === '.metadata.creationTimestamp') continue; // ObjectMeta, not in the schema
+      const s = schemaAt(c.jsonPath);
+      expect(s, c.jsonPath).toBeDefined();
+      // kubectl prints a `date` column as an age: a future time (a prediction) would show "<invalid>".
+      expect(c.type, c.jsonPath).not.toBe('date');
+      expect(s?.type, c.jsonPath).toBe(c.type);
+    }
+  });
+
   it('accepts a valid job', () => expect(validateCustomResource(type!.crdSchema, valid())).toEqual([]));
 
   it.each<{ name: string; edit: (j: Job) => void; error: string }>([
