@@ -38,6 +38,8 @@ export interface ApiDoubleOptions {
   readonly watchLifetime?: { readonly minMs: number; readonly maxMs: number };
   /** Namespaces that exist besides default/kube-*; `null` lets any namespace be used. */
   readonly namespaces?: readonly string[] | null;
+  /** Port on 127.0.0.1 (default: any free one). */
+  readonly port?: number;
 }
 
 export interface ApiDouble {
@@ -255,7 +257,7 @@ export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDo
     }
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
