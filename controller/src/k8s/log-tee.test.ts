@@ -66,6 +66,21 @@ describe('log tee', () => {
     expect(readdirSync(r.dir).sort()).toEqual(['.done', 'train.log']);
   });
 
+  it('runs the program untouched, with its exit status, when the log directory cannot be written', async () => {
+    const child = spawn('/bin/sh', ['-c', TEE_SCRIPT, TEE_ARGV0, 'sh', '-c', 'echo hi; exit 4'], {
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', OPTIMUS_LOG_PATH: '/proc/optimus/train.log' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(4);
+    expect(out).toBe('hi\n');
+    expect(err).toContain('running without copying the output');
+  });
+
   it('wraps a container with a command once, and cannot wrap one without', () => {
     const wrapped = wrapWithTee({ command: ['python3', 'train.py'], args: ['--lr', '1'] });
     expect(wrapped?.args).toEqual(['python3', 'train.py', '--lr', '1']);

@@ -8,7 +8,8 @@
  *
  * Needs a POSIX `sh`, `mkfifo`, `tee` and `mkdir` in the image (every Debian/Ubuntu/Alpine based
  * Python image has them; distroless ones do not — see docs/training-contract.md). The FIFO lives
- * in the log directory (an emptyDir), so a read-only root filesystem is fine.
+ * in the log directory (an emptyDir), so a read-only root filesystem is fine; without a writable
+ * log directory the program simply runs untouched (`exec`).
  */
 import type { V1Container } from '@kubernetes/client-node';
 
@@ -17,7 +18,11 @@ export const TEE_ARGV0 = 'optimus-train' as const;
 
 export const TEE_SCRIPT = [
   'log="${OPTIMUS_LOG_PATH:?}"; dir="$(dirname "$log")"; fifo="$dir/.optimus-tee-$$"',
-  'mkdir -p "$dir" && rm -f "$fifo" && mkfifo "$fifo" || exit 127',
+  // Without a writable log directory (the webhook was down, a read-only root filesystem) the
+  // program runs as it would without Optimus: training never depends on the telemetry.
+  'if ! { mkdir -p "$dir" && rm -f "$fifo" && mkfifo "$fifo"; } 2>/dev/null; then',
+  '  echo "optimus: cannot write $dir; running without copying the output to $log" >&2; exec "$@"',
+  'fi',
   'tee -a "$log" < "$fifo" & tee_pid=$!',
   '"$@" > "$fifo" 2>&1 & pid=$!',
   'stopping=0',

@@ -9,7 +9,7 @@ export const API_VERSION = `${GROUP}/${VERSION}` as const;
 export const LABEL_JOB = 'optimus.dev/job' as const;
 export const LABEL_ROLE = 'optimus.dev/role' as const;
 export const LABEL_INDEX = 'optimus.dev/index' as const;
-/** Asks the webhook for the sidecar; any training pod can opt in with it (see docs/sidecar-injection.md). */
+/** Asks the webhook for the sidecar; any training pod can opt in with it (see docs/training-contract.md, section 7). */
 export const ANNOTATION_INJECT = 'optimus.dev/inject' as const;
 /**
  * Explicit identity of a hand-made pod (same keys as the labels): read after our labels and

@@ -1,7 +1,7 @@
 /**
  * Which task a pod is, for a sidecar that must publish under `optimus/v1/<ns>/<job>/<role>/<index>`.
  * Each field is taken from the first source that has it, in this documented order
- * (docs/sidecar-injection.md):
+ * (docs/training-contract.md, section 7):
  *
  * 1. Optimus' labels `optimus.dev/job`, `optimus.dev/role`, `optimus.dev/index` (pods the
  *    controller builds, or anyone who labels a pod that way);
