@@ -23,7 +23,7 @@ import type { ResourceType } from './resources';
 import { apiVersionOf } from './resources';
 import { statusBody } from './status';
 import type { K8sObject } from './store';
-import { StoreError } from './store';
+import { ObjectStore, StoreError } from './store';
 import { openWatch } from './watch';
 
 export interface ApiDoubleOptions {
@@ -40,6 +40,11 @@ export interface ApiDoubleOptions {
   readonly namespaces?: readonly string[] | null;
   /** Port on 127.0.0.1 (default: any free one). */
   readonly port?: number;
+  /**
+   * Events kept for watches to resume from (default 1000): a watch that resumes from an older
+   * resourceVersion gets 410 Gone and its client must re-list, as after an etcd compaction.
+   */
+  readonly historyLimit?: number;
 }
 
 export interface ApiDouble {
@@ -176,7 +181,10 @@ async function writeReply(
 
 /** Starts the double on 127.0.0.1 (random port). Preload objects through `api` or over HTTP. */
 export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDouble> {
-  const api = new ApiOperations(undefined, opts.namespaces === undefined ? [] : opts.namespaces);
+  const api = new ApiOperations(
+    new ObjectStore(opts.historyLimit),
+    opts.namespaces === undefined ? [] : opts.namespaces,
+  );
   const requests: RecordedRequest[] = [];
   const closers = new Set<() => void>();
   const faults = new Set<Fault>();

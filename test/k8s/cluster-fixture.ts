@@ -82,6 +82,9 @@ export async function startTestCluster(
     // Watches end at random, as a real API server's request timeout ends them: every test here
     // also exercises the informers' re-watch (and, after compaction, re-list) path.
     watchLifetime: { minMs: 300, maxMs: 1500 },
+    // A short history, as after an etcd compaction: a watch that resumes after many writes gets 410
+    // Gone and its informer must re-list.
+    historyLimit: 200,
     namespaces: ['optimus-system', ...(opts.namespaces ?? [])],
   });
   double.api.create(

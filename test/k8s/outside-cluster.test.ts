@@ -67,7 +67,8 @@ describe('kubernetes run without a reachable API server', () => {
   it('says so in one line, retries with backoff, and exits 0 on SIGTERM', async () => {
     const port = await freePort();
     const run = start(`https://127.0.0.1:${port}`);
-    await new Promise((r) => setTimeout(r, 4000)); // attempts at ~0 s, 1 s and 3 s
+    await expect.poll(() => run.stderr(), { timeout: 10_000 }).toContain('cannot reach');
+    await new Promise((r) => setTimeout(r, 3500)); // more attempts, at ~1 s and ~3 s after the first
     const lines = run.stderr().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
@@ -83,8 +84,7 @@ describe('kubernetes run without a reachable API server', () => {
   it('carries on once the API server answers', async () => {
     const port = await freePort();
     const run = start(`http://127.0.0.1:${port}`);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(run.stderr()).toContain('cannot reach');
+    await expect.poll(() => run.stderr(), { timeout: 10_000 }).toContain('cannot reach');
     double = await startApiDouble({ port });
     await expect
       .poll(() => run.stderr(), { timeout: 8000 })
