@@ -21,13 +21,14 @@ import type { ExecutorOptions } from './executor-factory';
 import { createExecutor } from './executor-factory';
 import type { JobEvents } from './events';
 import { JobSource } from './job-source';
+import { ANNOTATION_INJECT } from './names';
 import type { LeaderElector } from './leader-election';
 import { LeaseElector } from './leader-election';
 import { StatusReporter } from './status-reporter';
 import { WatchedList } from './watched-list';
 import type { SidecarConfig } from './webhook/sidecar-config';
 import { supportsNativeSidecars } from './webhook/sidecar-config';
-import type { WebhookServer } from './webhook/webhook-server';
+import type { WebhookServer, WebhookStats } from './webhook/webhook-server';
 import { startWebhookServer } from './webhook/webhook-server';
 
 export interface KubernetesBackendOptions {
@@ -76,6 +77,10 @@ export interface KubernetesBackend {
   observedPlacements(): Map<string, TaskPlacement[]>;
   /** The webhook's bound port once started (undefined without a webhook). */
   webhookPort(): number | undefined;
+  /** The webhook's review counts once started (undefined without a webhook). */
+  webhookStats(): WebhookStats | undefined;
+  /** Namespaces with pods that ask for the sidecar (they need its credentials Secret). */
+  injectedPodNamespaces(): string[];
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -163,6 +168,15 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
     servers: () => serversFrom(nodes.items(), pods.items()),
     observedPlacements: () => observedPlacements(pods.items()),
     webhookPort: () => webhook?.port,
+    webhookStats: () => webhook?.stats,
+    injectedPodNamespaces: () => [
+      ...new Set(
+        pods
+          .items()
+          .filter((p) => p.metadata?.annotations?.[ANNOTATION_INJECT] === 'true')
+          .map((p) => p.metadata?.namespace ?? ''),
+      ),
+    ],
     start: async () => {
       if (o.webhook) {
         const { native, ...rest } = o.webhook.sidecar;
