@@ -95,7 +95,7 @@ describe('Kubernetes Events (events.k8s.io/v1) about OptimusJobs', () => {
     expect(events[3]?.note).toMatch(/^WorkersSucceeded: all 3 workers finished; JCT \d+ s$/);
     for (const e of events) {
       expect(e.regarding).toMatchObject({
-        apiVersion: 'optimus.dev/v1alpha1',
+        apiVersion: 'optimus.dev/v1alpha2',
         kind: 'OptimusJob',
         namespace: 'default',
         name: 'resnet',

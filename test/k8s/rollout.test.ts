@@ -328,7 +328,7 @@ describe('Kubernetes backend: rollout', () => {
   });
 
   it('reports the cluster view: allocatable minus requests of pods that are not ours', async () => {
-    await setup();
+    await setup({ namespaces: ['other'] });
     await cluster.clients.core.createNamespacedPod({
       namespace: 'other',
       body: {

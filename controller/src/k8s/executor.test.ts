@@ -7,12 +7,11 @@ import type { JobApi } from './job-api';
 import type { JobPods } from './job-pods';
 import type { OptimusJob } from './optimus-job';
 import type { Rollouts } from './rollout';
+import { replicaSpecs } from './testing';
 
 const spec = {
   mode: 'sync',
-  container: { image: 'mxnet', command: ['python', 'train.py'] },
-  ps: { resources: { requests: { cpu: '1' } } },
-  worker: { resources: { requests: { cpu: '1' } } },
+  replicaSpecs: replicaSpecs({ cpu: '1' }, { cpu: '1' }, 'mxnet'),
   batchSize: 32,
   convergence: { threshold: 0.02, patience: 2, stepsPerEpoch: 100 },
   scaling: { minPs: 1, maxPs: 2, minWorkers: 1, maxWorkers: 2 },

@@ -22,6 +22,7 @@ import type { ExecutorOptions } from './executor-factory';
 import { createExecutor, DEFAULT_TIMINGS } from './executor-factory';
 import type { JobEvents } from './events';
 import { JobSource } from './job-source';
+import { ANNOTATION_INJECT } from './names';
 import type { LeaderElector } from './leader-election';
 import { LeaseElector } from './leader-election';
 import { observeJobs } from './observe';
@@ -29,7 +30,7 @@ import { StatusReporter } from './status-reporter';
 import { WatchedList } from './watched-list';
 import type { SidecarConfig } from './webhook/sidecar-config';
 import { supportsNativeSidecars } from './webhook/sidecar-config';
-import type { WebhookServer } from './webhook/webhook-server';
+import type { WebhookServer, WebhookStats } from './webhook/webhook-server';
 import { startWebhookServer } from './webhook/webhook-server';
 
 export interface KubernetesBackendOptions {
@@ -79,6 +80,10 @@ export interface KubernetesBackend {
   onPodChange(fn: () => void): () => void;
   /** The webhook's bound port once started (undefined without a webhook). */
   webhookPort(): number | undefined;
+  /** The webhook's review counts once started (undefined without a webhook). */
+  webhookStats(): WebhookStats | undefined;
+  /** Namespaces with pods that ask for the sidecar (they need its credentials Secret). */
+  injectedPodNamespaces(): string[];
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -167,6 +172,15 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
     }),
     onPodChange: (fn) => pods.onChange((pod) => isOurPod(pod) && fn()),
     webhookPort: () => webhook?.port,
+    webhookStats: () => webhook?.stats,
+    injectedPodNamespaces: () => [
+      ...new Set(
+        pods
+          .items()
+          .filter((p) => p.metadata?.annotations?.[ANNOTATION_INJECT] === 'true')
+          .map((p) => p.metadata?.namespace ?? ''),
+      ),
+    ],
     start: async () => {
       if (o.webhook) {
         const { native, ...rest } = o.webhook.sidecar;

@@ -14,7 +14,7 @@ import { EVENT_REASON, NO_EVENTS } from './events';
 import type { JobApi, StatusChange } from './job-api';
 import type { JobPods, StartOutcome } from './job-pods';
 import type { OptimusJob, OptimusJobSpec } from './optimus-job';
-import { gracePeriodOf, jobIdOfResource } from './optimus-job';
+import { gracePeriodOf, jobIdOfResource, schedulerPortOf } from './optimus-job';
 import { buildHeadlessService, buildJobPods } from './pod-builder';
 import type { JobEnd } from '../runtime/backend';
 import { completionEvent, jctSecondsOf, terminalStatus } from './completion';
@@ -60,7 +60,7 @@ export class Rollouts {
     try {
       await this.d.clients.core.createNamespacedService({
         namespace: job.metadata.namespace,
-        body: buildHeadlessService(job, spec.container.port),
+        body: buildHeadlessService(job, schedulerPortOf(spec)),
       });
     } catch (err) {
       if (statusCodeOf(err) !== 409) throw err;

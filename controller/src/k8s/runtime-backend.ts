@@ -9,8 +9,7 @@ import type { KubernetesBackend } from './index';
 import type { JobEntry } from './job-source';
 import type { Resources } from '../../../shared/src/units';
 import { demandOf } from './optimus-job';
-import { SCHEDULER_REQUESTS } from './pod-builder';
-import { addResources, parseResources } from './quantity';
+import { addResources } from './quantity';
 import { ProgressPublisher } from './progress-publisher';
 
 /**
@@ -28,7 +27,7 @@ export function toJobSpecInput(
   const { job, spec } = entry;
   const base = demandOf(spec);
   const demand = {
-    ps: addResources(addResources(base.ps, podOverhead), parseResources(SCHEDULER_REQUESTS)),
+    ps: addResources(addResources(base.ps, podOverhead), addResources(base.scheduler, podOverhead)),
     worker: addResources(base.worker, podOverhead),
   };
   return {

@@ -296,8 +296,8 @@ export class LocalBackend implements Backend {
     if (!this.o.sidecar) return null;
     const { files, spec } = job;
     files.seedSidecarState(index);
-    // The one definition of a worker's batch (job-spec.ts), rounded for the sidecar's flag.
-    const perWorker = Math.max(1, Math.round(perWorkerBatch(spec, cfg.workers)));
+    // The one definition of a worker's batch (runtime/batch.ts), as the pods get it.
+    const perWorker = perWorkerBatch(spec, cfg.workers);
     return this.spawnSidecar({
       namespace: spec.namespace,
       name: spec.name,

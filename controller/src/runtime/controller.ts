@@ -35,6 +35,12 @@ import { RoundScheduler } from './round-scheduler';
 import { confirmAction, describeAction } from './settle';
 
 const OFFLINE_PUBLISH_TIMEOUT_MS = 1000;
+/**
+ * Job seconds from a record that asks for a round (a pre-run sample is complete, the convergence
+ * rule holds) to that round: long enough that records arriving together cost one round, short
+ * against any sample or scheduling interval.
+ */
+const RECORD_ROUND_DELAY_SEC = 2;
 /** How long stopping waits for rollouts in flight to give up. */
 const STOP_ROLLOUTS_TIMEOUT_MS = 10_000;
 
@@ -454,10 +460,12 @@ export class Controller {
     if (!live) return;
     if (e.rec.phase === 'pre-run' && e.current) {
       const target = this.preRun.recordsPerWorker * e.current.shape.workers;
-      if (e.obs.samplesInSpan(e.rec.spans.length - 1) >= target) this.requestRound('pre-run', 50);
+      if (e.obs.samplesInSpan(e.rec.spans.length - 1) >= target)
+        this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
     }
     // Done is the convergence rule on the logged loss: act on it soon, not at the next interval.
-    if (epochCompleted(e) && convergedEnd(e, false)) this.requestRound('pre-run', 50);
+    if (epochCompleted(e) && convergedEnd(e, false))
+      this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
   }
 
   private jobChanged(e: JobEntry): void {

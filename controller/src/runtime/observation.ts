@@ -18,7 +18,19 @@ const holds = (t: ObservedTask): boolean => isLive(t) || t.state === 'stopping';
  * where each runs. A half-rolled-out set is simply a shape that the next plan replaces.
  */
 export function currentOf(job: ObservedJob | undefined): CurrentJob | null {
-  const live = (job?.tasks ?? []).filter(isLive);
+  if (!job) return null;
+  const cached = currentCache.get(job);
+  if (cached !== undefined) return cached;
+  const value = computeCurrent(job);
+  currentCache.set(job, value);
+  return value;
+}
+
+/** Observations are values: what is derived from one is derived once (a backend may keep them). */
+const currentCache = new WeakMap<ObservedJob, CurrentJob | null>();
+
+function computeCurrent(job: ObservedJob): CurrentJob | null {
+  const live = job.tasks.filter(isLive);
   if (live.length === 0) return null;
   const placement: TaskPlacement[] = live
     .map((t) => ({ role: t.role, index: t.index, server: t.server }))
@@ -78,3 +90,16 @@ export const holdingTasks = (job: ObservedJob | undefined): ObservedTask[] =>
 /** Tasks shutting down (they hold resources but are no longer part of any shape). */
 export const stoppingTasks = (job: ObservedJob | undefined): ObservedTask[] =>
   (job?.tasks ?? []).filter((t) => t.state === 'stopping');
+
+const heldCache = new WeakMap<ObservedJob, Usage>();
+
+/** What the job's tasks that still hold their server hold, per server (derived once per observation). */
+export function heldBy(
+  spec: Pick<JobSpec, 'psDemand' | 'workerDemand'>,
+  job: ObservedJob | undefined,
+): ReadonlyMap<string, Record<string, number>> {
+  if (!job) return new Map();
+  let u = heldCache.get(job);
+  if (!u) heldCache.set(job, (u = usageOf(spec, holdingTasks(job))));
+  return u;
+}

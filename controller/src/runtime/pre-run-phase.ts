@@ -43,6 +43,9 @@ export interface PreRunOutcome {
   readonly failed: { readonly entry: JobEntry; readonly error: string }[];
 }
 
+/** New jobs that may fail to find room in one round before the rest of the queue waits. */
+const MAX_PENDING_TRIES = 8;
+
 const same = (a: JobShape, b: JobShape): boolean => a.ps === b.ps && a.workers === b.workers;
 
 /**
@@ -60,15 +63,24 @@ export function preRunPhase(
   const ordered = entries
     .filter((e) => (e.rec.phase === 'pending' || e.rec.phase === 'pre-run') && !ctx.busy(jobIdOf(e.rec.spec)))
     .sort((a, b) => a.rec.submittedAt - b.rec.submittedAt);
+  let tries = 0;
   for (const e of ordered) {
+    // A saturated cluster with a long queue: once a few new jobs found no room, the rest wait for
+    // the next round rather than each scanning every server again.
+    if (e.rec.phase === 'pending' && tries >= MAX_PENDING_TRIES) {
+      e.rec.reason = 'waiting for room to pre-run';
+      continue;
+    }
     try {
       if (e.rec.phase === 'pending' && !adoptOrBegin(ctx, e)) {
         finished = true;
         continue;
       }
+      const pending = e.rec.phase === 'pending';
       const r = stepOf(ctx, e, free);
       if (r === 'finished') finished = true;
       else if (r) steps.push(r);
+      else if (pending) tries += 1;
     } catch (err) {
       failed.push({ entry: e, error: `pre-run: ${err instanceof Error ? err.message : String(err)}` });
     }

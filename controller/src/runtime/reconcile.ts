@@ -28,6 +28,12 @@ export function reconcileJob(
   t: ReconcileTime & { readonly inFlight: boolean },
 ): JobEnd | null {
   e.observed = observed;
+  // Most jobs of a long run are over and gone: nothing to read.
+  if (isTerminal(e) && (observed === undefined || observed.tasks.length === 0)) {
+    e.current = null;
+    e.wound = observed === undefined || observed.finished !== null;
+    return null;
+  }
   e.current = currentOf(observed);
   if (isTerminal(e)) {
     e.wound = observed === undefined || (observed.finished !== null && !holdsAnything(observed));

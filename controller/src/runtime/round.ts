@@ -23,7 +23,7 @@ import { LOST_SIDECAR_GRACE_MS, lostWorkers, type JobEntry } from './job-entry';
 import type { DegradedStage } from './job-record';
 import { jobIdOf } from './job-spec';
 import type { RuntimeMetrics } from './metrics';
-import { holdingTasks, holdsAnything, maxUsage, stoppingTasks, usageOf } from './observation';
+import { heldBy, holdsAnything, maxUsage, stoppingTasks, usageOf } from './observation';
 import { preRunPhase } from './pre-run-phase';
 import { freeResources } from './pre-run';
 import { isTerminal, reconcileJob, type ReconcileTime } from './reconcile';
@@ -80,9 +80,14 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
     if (end) ended.push({ jobId: id, end });
   }
   const active = [...ctx.entries.values()].filter((e) => !isTerminal(e));
-  // Without a pre-run (the policy needs no speed model) a new job goes to the policy this round.
+  // Without a pre-run (the policy needs no speed model) a new job goes to the policy at once.
+  let admitted = false;
   if (ctx.preRun.budget < 1)
-    for (const e of active) if (e.rec.phase === 'pending') [e.rec.phase, e.rec.reason] = ['running', null];
+    for (const e of active)
+      if (e.rec.phase === 'pending') {
+        [e.rec.phase, e.rec.reason] = ['running', null];
+        admitted = true;
+      }
   if (kind === 'full') for (const e of active) refit(ctx, e); // 3
   const dispatches: Dispatch[] = finishPhase(ctx); // 4
   const scheduled = kind === 'full' ? active.filter((e) => schedulable(ctx, e)) : [];
@@ -95,7 +100,7 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
   const dispatched: PlanAction[] = [];
   for (const d of dispatches) if (ctx.dispatch(d)) dispatched.push(...d.actions); // 8
   ctx.metrics.rounds.inc();
-  return { dispatched, ended, needsFullRound: pre.finished };
+  return { dispatched, ended, needsFullRound: pre.finished || (admitted && kind !== 'full') };
 }
 
 /** Phase 3 for one job, isolated: a failed refit keeps the last good models and marks the job. */
@@ -160,11 +165,12 @@ function held(ctx: RoundContext, observation: Observation, scheduled: ReadonlySe
   };
   for (const [id, e] of ctx.entries) {
     const observed = observation.jobs.get(id);
+    if ((observed?.tasks.length ?? 0) === 0 && !ctx.busy(id)) continue; // holds nothing
     if (scheduled.has(e)) {
       addAll(usageOf(e.rec.spec, stoppingTasks(observed)));
       continue;
     }
-    let holding = usageOf(e.rec.spec, holdingTasks(observed));
+    let holding: Usage = heldBy(e.rec.spec, observed) as Usage;
     const target = ctx.assumed(id)?.target;
     if (target) holding = maxUsage(holding, usageOf(e.rec.spec, target.placement));
     addAll(holding);

@@ -98,5 +98,11 @@ export interface Policy {
    * only to seed that model. Default true.
    */
   readonly needsSpeedModel?: boolean;
+  /**
+   * How this policy's jobs assign parameter blocks to their PS (paper §5.3): 'paa' (Optimus)
+   * or MXNet's default (omitted). A backend that models PS load (`sim/parameter-blocks.ts`)
+   * reads it; the decision itself does not depend on it.
+   */
+  readonly parameterAssignment?: 'paa' | 'mxnet-default';
   decide(input: PolicyInput): Decision;
 }

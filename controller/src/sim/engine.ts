@@ -173,7 +173,7 @@ async function drive(c: DriveContext): Promise<SimulationResult> {
       if (o.watchJob) watch(ctl, backend, o.watchJob, time.seconds, watched);
       o.onProgress?.(finishedFraction(ctl, arrivals.length));
     }
-    if (next >= arrivals.length && ctl.allDone() && nothingHeld(backend.cluster)) break;
+    if (next >= arrivals.length && backend.cluster.running.size === 0 && ctl.allDone()) break;
     idleSince = checkStall(ctl, backend, next < arrivals.length, idleSince, o.policy.name, time.seconds);
     const t = Math.min(
       arrivals[next]?.arrival ?? Infinity,
@@ -211,8 +211,7 @@ function checkStall(
   policy: string,
   now: number,
 ): number | null {
-  const running = [...backend.cluster.jobs.values()].some((j) => j.shape !== null);
-  if (running || arrivalsLeft || ctl.allDone()) return null;
+  if (backend.cluster.running.size > 0 || arrivalsLeft || ctl.allDone()) return null;
   const since = idleSince ?? ctl.decisionCount;
   if (ctl.decisionCount - since > MAX_IDLE_ROUNDS) {
     const waiting = ctl

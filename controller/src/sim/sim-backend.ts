@@ -7,6 +7,7 @@
 import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { TaskId } from '../../../shared/src/topics';
 import type { Backend, BackendEvents, Observation, ObservedJob } from '../runtime/backend';
+import type { ServerSnapshot } from '../scheduling/types';
 import type { JobSpec } from '../runtime/job-spec';
 import { jobIdOf } from '../runtime/job-spec';
 import type { MeasuredModel } from './measured-table';
@@ -38,22 +39,34 @@ export class SimBackend implements Backend {
   readonly trainers = new Map<string, SimTrainer>();
   private readonly byId: ReadonlyMap<string, TraceJob>;
   private events: BackendEvents | null = null;
+  private readonly observedJobs = new Map<string, ObservedJob>();
+  private readonly servers: readonly ServerSnapshot[];
 
   constructor(private readonly o: SimBackendOptions) {
     this.cluster = new SimCluster(o.trace.cluster.servers, o.restartPauseSec);
     this.executor = this.cluster;
     this.byId = new Map(o.trace.jobs.map((j) => [jobIdOf(traceJobName(j.id)), j]));
+    this.servers = this.cluster.servers.map((s) => ({ name: s.name, capacity: s.capacity, reserved: {} }));
   }
 
   attach(events: BackendEvents): void {
     this.events = events;
   }
 
+  /**
+   * The cluster as it is. Kept between rounds and redone only for the jobs an action or an exit
+   * touched (a long run has thousands of jobs and a round every few simulated seconds); an
+   * unchanged job keeps its very object, which the runtime may compare by identity.
+   */
   async observe(): Promise<Observation> {
-    const servers = this.cluster.servers.map((s) => ({ name: s.name, capacity: s.capacity, reserved: {} }));
-    const jobs = new Map<string, ObservedJob>();
-    for (const [id, state] of this.cluster.jobs) jobs.set(id, this.observed(id, state));
-    return { servers, jobs };
+    for (const id of this.cluster.touched) {
+      const state = this.cluster.jobs.get(id);
+      // A job recorded as finished that holds nothing needs no word: the runtime has wound it up.
+      if (!state || (state.finished && state.placement.length === 0)) this.observedJobs.delete(id);
+      else this.observedJobs.set(id, this.observed(id, state));
+    }
+    this.cluster.touched.clear();
+    return { servers: this.servers, jobs: this.observedJobs };
   }
 
   async admit(spec: JobSpec): Promise<void> {
@@ -100,7 +113,10 @@ export class SimBackend implements Backend {
       trainer.advance(state, from, to);
       const { records, exited } = trainer.step(state, to, this.o.wallMs());
       for (const [task, record] of records) this.o.sink(task, record);
-      if (exited) changed = true;
+      if (exited) {
+        changed = true;
+        this.cluster.touched.add(id);
+      }
     }
     this.cluster.now = to;
     if (changed) this.events?.changed();

@@ -47,6 +47,8 @@ export class SimCluster implements Executor {
   private queued: { plan: Plan; resolve: (r: ExecutionResult) => void }[] = [];
   /** Ids of the jobs that hold something now (kept with every change, for the driver's scans). */
   readonly running = new Set<string>();
+  /** Ids of the jobs an action touched since the backend last looked (its observation cache). */
+  readonly touched = new Set<string>();
   /** Actions refused so far (a policy that asked for what does not fit). */
   failedActions = 0;
   /** Called after a batch of actions changed what runs. */
@@ -60,6 +62,7 @@ export class SimCluster implements Executor {
   }
 
   submit(spec: SimJobSpec): void {
+    this.touched.add(spec.id);
     this.jobs.set(spec.id, {
       spec,
       shape: null,
@@ -77,6 +80,7 @@ export class SimCluster implements Executor {
     if (job) this.release(job);
     this.jobs.delete(id);
     this.running.delete(id);
+    this.touched.add(id);
   }
 
   /** Resources in use on a server (by our jobs). */
@@ -141,6 +145,7 @@ export class SimCluster implements Executor {
       const job = this.jobs.get(action.jobId);
       if (job?.shape) this.running.add(action.jobId);
       else this.running.delete(action.jobId);
+      this.touched.add(action.jobId);
     }
     return { applied, failed };
   }

@@ -8,6 +8,7 @@
  */
 import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { TaskId } from '../../../shared/src/topics';
+import { perWorkerBatch } from '../runtime/batch';
 import type { TaskPlacement } from '../scheduling/types';
 import { lossAt, resolveWork, type JobTruth } from './loss-curve';
 import { placementSpeedFactor } from './locality';
@@ -114,7 +115,8 @@ export class SimTrainer {
     const { job } = this.o;
     const speed = this.currentSpeed(state);
     const async = job.mode === 'async';
-    const perWorkerBatch = async ? job.globalBatch : job.globalBatch / shape.workers;
+    // What the runtime divides by (runtime/batch.ts), from the batch size its job spec carries.
+    const perWorker = perWorkerBatch(job.mode, Math.max(1, Math.round(job.globalBatch)), shape.workers);
     // Sync: every worker does every step; async: each does 1/w of them.
     const workerSteps = async ? speed / shape.workers : speed;
     const g = Math.floor(this.done);
@@ -141,7 +143,7 @@ export class SimTrainer {
           kind: 'batch',
           epoch,
           batch,
-          samplesPerSec: rate * perWorkerBatch,
+          samplesPerSec: rate * perWorker,
           stepTime: 1 / rate,
           loss,
           lossName: 'cross-entropy',

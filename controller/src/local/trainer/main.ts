@@ -8,6 +8,7 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { READY_LINE } from './ready';
 import { trainerConfigSchema, type TrainerConfig } from './config';
+import { perWorkerBatch } from '../../runtime/batch';
 import { rng, trueEpochs, trueLoss, trueSpeed } from './ground-truth';
 import { checkpointLine, speedometerLine, startLine, timeCostLine, trainMetricLine } from './mxnet-log';
 
@@ -68,7 +69,7 @@ async function train(): Promise<void> {
   // Global steps one worker's batch stands for, and the worker's own steps per job second.
   const stride = cfg.mode === 'async' ? cfg.workers : 1;
   const workerSpeed = jobSpeed / stride;
-  const perWorkerBatch = cfg.mode === 'sync' ? cfg.batchSize / cfg.workers : cfg.batchSize;
+  const perWorker = perWorkerBatch(cfg.mode, cfg.batchSize, cfg.workers);
   const total = trueEpochs(cfg) * cfg.stepsPerEpoch;
   log(startLine({ rank, at: new Date(), ps: cfg.ps, workers: cfg.workers, step }));
   await sleep((cfg.restartCostSec * 1000) / cfg.timeScale);
@@ -93,7 +94,7 @@ async function train(): Promise<void> {
           epoch,
           from: to - (to % cfg.frequent || cfg.frequent),
           to,
-          samplesPerSec: realSpeed * perWorkerBatch,
+          samplesPerSec: realSpeed * perWorker,
           loss,
         }),
       );

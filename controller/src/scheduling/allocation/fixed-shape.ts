@@ -49,7 +49,7 @@ export function fixedShapeAllocator(
         waiting.set(job.id, `fixed shape ${shape.ps} PS + ${shape.workers} workers does not fit`);
         if (options.order === 'fifo') blockedBy = job.id;
       }
-      return { shapes, waiting };
+      return { shapes, waiting, order: ordered.map((j) => j.id) };
     },
   };
 }
