@@ -34,7 +34,9 @@ const placement = [
 ];
 
 async function setup(): Promise<void> {
-  cluster = await startTestCluster([{ name: 'n1', capacity: { cpu: 16, memory: 64 * GiB } }]);
+  cluster = await startTestCluster([{ name: 'n1', capacity: { cpu: 16, memory: 64 * GiB } }], {
+    namespaces: ['other'],
+  });
   backend = startBackend(cluster);
   rt = new KubernetesRuntimeBackend(backend, { debounceMs: 20 });
   await backend.start();
@@ -106,10 +108,14 @@ describe("the runtime's backend port on Kubernetes", () => {
       namespace: 'other',
       body: {
         metadata: { name: 'web' },
-        spec: { nodeName: 'n1', containers: [{ name: 'w', image: 'nginx' }] },
+        spec: {
+          nodeName: 'n1',
+          containers: [{ name: 'w', image: 'nginx', resources: { requests: { cpu: '1' } } }],
+        },
       },
     });
-    await until(() => backend.servers().length === 1 && cluster.pods('other').length === 1);
+    // The informer has seen it (and its start): it holds a CPU of n1 in the cluster view.
+    await until(() => backend.servers()[0]?.reserved['cpu'] === 1);
     await new Promise((r) => setTimeout(r, 200));
     expect(nudges).toBe(0);
   });
