@@ -17,29 +17,55 @@ import { LABEL_ROLE } from './names';
 
 export type CompletionVerdict = 'running' | 'succeeded' | 'failed';
 
-/** The verdict from a job's pods. */
+/**
+ * Pod-level reasons of a `Failed` pod that are the cluster's doing, not the program's: evicted,
+ * preempted, rejected by its kubelet (`OutOfcpu`…), its node lost or shut down. Such a task failed,
+ * but the job's program did not fail: the job is re-planned (and resumes from its checkpoint).
+ */
+const DISRUPTION_REASONS = new Set([
+  'Evicted',
+  'Preempting',
+  'NodeLost',
+  'NodeAffinity',
+  'NodeShutdown',
+  'Shutdown',
+  'Terminated',
+  'UnexpectedAdmissionError',
+]);
+
+/** True when a failed pod was disrupted by the cluster (Kubernetes' `DisruptionTarget` semantics). */
+export function isDisruption(pod: V1Pod): boolean {
+  const reason = pod.status?.reason ?? '';
+  if (DISRUPTION_REASONS.has(reason) || reason.startsWith('OutOf')) return true;
+  return (pod.status?.conditions ?? []).some((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+}
+
+/** The verdict from a job's pods: its workers' exits (a disrupted worker is not the program's end). */
 export function verdictFrom(pods: readonly V1Pod[]): { verdict: CompletionVerdict; message: string } {
   const workers = pods.filter(
     (p) => p.metadata?.labels?.[LABEL_ROLE] === 'worker' && !p.metadata.deletionTimestamp,
   );
-  const failed = workers.find((p) => p.status?.phase === 'Failed');
+  const failed = workers.find((p) => p.status?.phase === 'Failed' && !isDisruption(p));
   if (failed)
     return {
       verdict: 'failed',
-      message: `worker pod ${failed.metadata?.name} failed: ${failed.status?.reason ?? failed.status?.message ?? 'non-zero exit'}`,
+      message: `worker pod ${failed.metadata?.name} failed: ${failed.status?.reason ?? failed.status?.message ?? exitText(failed)}`,
     };
   if (workers.length > 0 && workers.every((p) => p.status?.phase === 'Succeeded'))
     return { verdict: 'succeeded', message: `all ${workers.length} workers finished` };
   return { verdict: 'running', message: '' };
 }
 
-/**
- * The job's program ended on its own, read from its pods. Only a set the executor confirmed as
- * running counts (status `Running`): a set that fails while a rollout starts or stops it is the
- * rollout's failure, not the job's end.
- */
-export function exitedOf(job: OptimusJob, pods: readonly V1Pod[]): JobEnd | null {
-  if (job.status?.phase !== 'Running') return null;
+/** `exit code 1` of the first container that terminated with a non-zero code. */
+function exitText(pod: V1Pod): string {
+  const code = (pod.status?.containerStatuses ?? [])
+    .map((c) => c.state?.terminated?.exitCode)
+    .find((c) => c !== undefined && c !== 0);
+  return code === undefined ? 'non-zero exit' : `exit code ${code}`;
+}
+
+/** The job's program ended on its own, read from its pods (see {@link verdictFrom}). */
+export function exitedOf(pods: readonly V1Pod[]): JobEnd | null {
   const { verdict, message } = verdictFrom(pods);
   if (verdict === 'running') return null;
   return verdict === 'succeeded'

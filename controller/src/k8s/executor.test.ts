@@ -30,7 +30,13 @@ const job: OptimusJob = {
 function build() {
   const calls: string[] = [];
   let creates = 0;
+  const running = (role: 'ps' | 'worker'): V1Pod => ({
+    metadata: { name: `j-${role}-0`, labels: { 'optimus.dev/role': role, 'optimus.dev/index': '0' } },
+    spec: { nodeName: 'n1', containers: [] },
+    status: { phase: 'Running' },
+  });
   const pods = {
+    list: () => [running('ps'), running('worker')],
     delete: async (_ns: string, names: readonly string[]) => void calls.push(`delete ${names.join()}`),
     waitGone: async () => true,
     create: async (ps: readonly V1Pod[]) => {

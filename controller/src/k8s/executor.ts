@@ -11,6 +11,7 @@ import { EVENT_REASON, NO_EVENTS, shapeText } from './events';
 import type { JobApi } from './job-api';
 import { JobNotFoundError } from './job-api';
 import { isFinished } from './job-source';
+import { runningSetOf } from './observe';
 import type { JobPods, StartOutcome } from './job-pods';
 import type { OptimusJob, OptimusJobSpec } from './optimus-job';
 import { gracePeriodOf, parseSpec } from './optimus-job';
@@ -59,7 +60,15 @@ function runningEvent(
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class KubernetesExecutor implements Executor {
+  /** Jobs with an action in progress, and how many (plans of one job may overlap after an abort). */
+  private readonly inProgress = new Map<string, number>();
+
   constructor(private readonly d: KubernetesExecutorDeps) {}
+
+  /** True while an action of the job is being carried out (its pods are in transition). */
+  rollingOut(jobId: string): boolean {
+    return this.inProgress.has(jobId);
+  }
 
   private emit(job: OptimusJob, e: JobEvent): void {
     (this.d.events ?? NO_EVENTS).emit(job, e);
@@ -76,14 +85,21 @@ export class KubernetesExecutor implements Executor {
     for (const a of plan.actions) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
     const errors = new Map<PlanAction, string>();
     await Promise.all(
-      [...byJob.values()].map(async (actions) => {
-        for (const a of actions) {
-          try {
-            signal?.throwIfAborted();
-            await (a.kind === 'finish' ? this.finish(a, signal) : this.apply(a, signal));
-          } catch (err) {
-            errors.set(a, messageOf(err));
+      [...byJob.entries()].map(async ([jobId, actions]) => {
+        this.inProgress.set(jobId, (this.inProgress.get(jobId) ?? 0) + 1);
+        try {
+          for (const a of actions) {
+            try {
+              signal?.throwIfAborted();
+              await (a.kind === 'finish' ? this.finish(a, signal) : this.apply(a, signal));
+            } catch (err) {
+              errors.set(a, messageOf(err));
+            }
           }
+        } finally {
+          const left = (this.inProgress.get(jobId) ?? 1) - 1;
+          if (left > 0) this.inProgress.set(jobId, left);
+          else this.inProgress.delete(jobId);
         }
       }),
     );
@@ -137,10 +153,8 @@ export class KubernetesExecutor implements Executor {
           },
         );
       case 'resize': {
-        const previous =
-          job.status?.shape && job.status.placement?.length
-            ? { shape: job.status.shape, placement: job.status.placement }
-            : null;
+        // What runs before the stop is what a failed rollout rolls back to.
+        const previous = runningSetOf(this.d.pods.list(job.metadata.namespace, job.metadata.name));
         await this.d.rollouts.stopAll(job, spec, signal);
         return this.startSet(
           { job, spec, shape: a.shape, placement: a.placement, signal },
@@ -256,8 +270,9 @@ export class KubernetesExecutor implements Executor {
     server: string,
     signal?: AbortSignal,
   ): Promise<void> {
-    const shape = job.status?.shape;
-    const placement = job.status?.placement ?? [];
+    const running = runningSetOf(this.d.pods.list(job.metadata.namespace, job.metadata.name));
+    const shape = running?.shape;
+    const placement = running?.placement ?? [];
     const old = placement.find((p) => p.role === 'worker' && p.index === index);
     if (!shape || !old)
       throw new RolloutError(

@@ -168,7 +168,11 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
     servers: () => serversFrom(nodes.items(), pods.items()),
     observe: () => ({
       servers: serversFrom(nodes.items(), pods.items()),
-      jobs: observeJobs(jobs.items(), pods.items(), now(), timings),
+      jobs: observeJobs(jobs.items(), pods.items(), {
+        ...timings,
+        nowMs: now(),
+        rollingOut: (id) => built.executor.rollingOut(id),
+      }),
     }),
     onPodChange: (fn) => pods.onChange((pod) => isOurPod(pod) && fn()),
     webhookPort: () => webhook?.port,

@@ -21,6 +21,7 @@ function pod(o: {
   unschedulableSince?: number;
   createdAt?: number;
   owner?: string;
+  reason?: string;
 }): V1Pod {
   return {
     metadata: {
@@ -62,6 +63,7 @@ function pod(o: {
     },
     status: {
       ...(o.phase ? { phase: o.phase } : {}),
+      ...(o.reason ? { reason: o.reason } : {}),
       ...(o.waiting
         ? {
             containerStatuses: [
@@ -174,10 +176,29 @@ describe('observeJobs: OptimusJobs and pods → what runs', () => {
       want: { exited: { outcome: 'failed', reason: 'WorkerFailed' } },
     },
     {
-      name: 'a set that fails while a rollout starts it (not yet confirmed running)',
+      name: 'a set that fails while this controller rolls it out (the rollout deletes it)',
       status: { phase: 'Resizing' as const },
       pods: [pod({ phase: 'Failed', node: 'n1' })],
+      rollingOut: true,
       want: { exited: null, tasks: [{ role: 'worker', index: 0, server: 'n1', state: 'failed' }] },
+    },
+    {
+      name: 'an exit under a status a dead controller left mid-rollout (the pods tell)',
+      status: { phase: 'Resizing' as const },
+      pods: [pod({ phase: 'Succeeded', node: 'n1' })],
+      want: { exited: { outcome: 'succeeded', reason: 'WorkersSucceeded' } },
+    },
+    {
+      name: 'an evicted worker (the cluster failed it, not the program)',
+      status: running,
+      pods: [pod({ phase: 'Failed', node: 'n1', reason: 'Evicted' })],
+      want: { exited: null, tasks: [{ role: 'worker', index: 0, server: 'n1', state: 'failed' }] },
+    },
+    {
+      name: 'a worker its kubelet refused (OutOfcpu)',
+      status: running,
+      pods: [pod({ phase: 'Failed', node: 'n1', reason: 'OutOfcpu' })],
+      want: { exited: null },
     },
     {
       name: 'the pods of a deleted job of the same name',
@@ -197,8 +218,11 @@ describe('observeJobs: OptimusJobs and pods → what runs', () => {
         finished: { outcome: 'succeeded', reason: 'Converged', message: 'flat' },
       },
     },
-  ])('$name', ({ status, pods, want }) => {
-    expect(observeJobs([job(status)], pods, T0, timings).get('default/j')).toMatchObject(want);
+  ])('$name', ({ status, pods, want, ...o }) => {
+    const rollingOut = () => 'rollingOut' in o && o.rollingOut === true;
+    expect(
+      observeJobs([job(status)], pods, { ...timings, nowMs: T0, rollingOut }).get('default/j'),
+    ).toMatchObject(want);
   });
 });
 

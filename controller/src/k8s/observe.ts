@@ -8,6 +8,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ObservedJob, ObservedTask, TaskState } from '../runtime/backend';
+import type { JobShape, TaskPlacement } from '../scheduling/types';
 import { isOurPod } from './cluster-view';
 import { exitedOf, finishedOf } from './completion';
 import { KIND, LABEL_INDEX, LABEL_ROLE } from './names';
@@ -33,7 +34,7 @@ export function serverOf(pod: V1Pod): string {
   return field?.values?.[0] ?? '';
 }
 
-/** The state of one task's pod at `nowMs`. */
+/** The state of one task's pod at `nowMs` (a disrupted pod is failed too: its task is gone). */
 export function taskStateOf(pod: V1Pod, nowMs: number, t: ObserveTimings): TaskState {
   const v = podState(pod);
   switch (v.state) {
@@ -72,13 +73,21 @@ const ownerUid = (pod: V1Pod): string | undefined =>
 /**
  * Every OptimusJob (finished ones too: a restarted controller adopts their end) with the tasks of
  * the pods it owns — by uid, so the terminating pods of a deleted job never count for a new job
- * of the same name — what its pods say of its program, and what its status says of its end.
+ * of the same name — what its pods say of its program, and what its status says of its end. The
+ * pods are the truth about the program, not the status phase: a controller that died mid-rollout
+ * leaves a status that says `Resizing` over a set that runs, and its exit must still be seen.
  */
 export function observeJobs(
   jobs: readonly OptimusJob[],
   pods: readonly V1Pod[],
-  nowMs: number,
-  t: ObserveTimings,
+  o: ObserveTimings & {
+    readonly nowMs: number;
+    /**
+     * True while this controller's executor rolls the job out: a set that fails while a rollout
+     * starts or stops it is that rollout's failure (it deletes the set), not the program's end.
+     */
+    readonly rollingOut?: (jobId: string) => boolean;
+  },
 ): Map<string, ObservedJob> {
   const byUid = new Map<string, V1Pod[]>();
   for (const pod of pods) {
@@ -91,11 +100,32 @@ export function observeJobs(
   const out = new Map<string, ObservedJob>();
   for (const job of jobs) {
     const own = byUid.get(job.metadata.uid ?? '') ?? [];
-    out.set(jobIdOfResource(job), {
-      tasks: own.flatMap((p) => taskOf(p, nowMs, t) ?? []),
-      exited: exitedOf(job, own),
+    const id = jobIdOfResource(job);
+    out.set(id, {
+      tasks: own.flatMap((p) => taskOf(p, o.nowMs, o) ?? []),
+      exited: o.rollingOut?.(id) ? null : exitedOf(own),
       finished: finishedOf(job),
     });
   }
   return out;
+}
+
+/**
+ * The set of a job that runs now, from its pods (Running, not terminating), or null when it is not
+ * a whole set (no PS or no worker runs). The executor rolls back to it and replaces workers in it:
+ * the pods, not a status a controller may have left half-written when it died.
+ */
+export function runningSetOf(pods: readonly V1Pod[]): { shape: JobShape; placement: TaskPlacement[] } | null {
+  const placement = pods
+    .filter((p) => podState(p).state === 'running')
+    .flatMap((p) => {
+      const t = taskOf(p, 0, { unschedulableGraceMs: 0, startTimeoutMs: 0 });
+      return t ? [{ role: t.role, index: t.index, server: t.server }] : [];
+    })
+    .sort((a, b) => (a.role === b.role ? a.index - b.index : a.role === 'ps' ? -1 : 1));
+  const shape = {
+    ps: placement.filter((p) => p.role === 'ps').length,
+    workers: placement.filter((p) => p.role === 'worker').length,
+  };
+  return shape.ps > 0 && shape.workers > 0 ? { shape, placement } : null;
 }
