@@ -225,9 +225,6 @@ function checkStall(
   return since;
 }
 
-const nothingHeld = (cluster: SimCluster): boolean =>
-  [...cluster.jobs.values()].every((j) => j.shape === null);
-
 function finishedFraction(ctl: Controller, total: number): number {
   const done = ctl.records().filter((r) => r.phase === 'done' || r.phase === 'failed').length;
   return total > 0 ? done / total : 1;
