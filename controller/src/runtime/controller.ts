@@ -5,11 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { MetricsRecord } from '../../../shared/src/schemas';
+import type { ConvergenceEstimate, LossPoint } from '../models/convergence/types';
 import { CONTROLLER_STATUS_TOPIC, planTopic, type TaskId } from '../../../shared/src/topics';
 import type { Backend, JobOutcome, RuntimeDocument, StateStore, StoredRecord } from './backend';
 import type { Clock } from './clock';
 import type { Core, CurrentJob } from './core';
 import { EventHub } from './events';
+import { neverFits, outsideLimits } from './fit-check';
 import { Ingest } from './ingest';
 import { jobReport, jobView, planMessage, type JobEntry } from './job-entry';
 import {
@@ -51,7 +53,7 @@ export interface ControllerOptions {
 /** Thrown for a client mistake (unknown job, duplicate); the HTTP layer maps it to 4xx. */
 export class RuntimeError extends Error {
   constructor(
-    readonly status: 404 | 409 | 400,
+    readonly status: 404 | 409 | 400 | 422,
     message: string,
   ) {
     super(message);
@@ -125,6 +127,8 @@ export class Controller {
     const id = jobIdOf(spec);
     if (this.entries.has(id) || this.admitting.has(id))
       throw new RuntimeError(409, `job ${id} already exists`);
+    const unfit = neverFits(spec, await this.o.backend.servers());
+    if (unfit !== null) throw new RuntimeError(422, `job ${id} can never run: ${unfit}`);
     this.admitting.add(id);
     try {
       await this.o.backend.admit(spec, { fresh: true });
@@ -182,14 +186,24 @@ export class Controller {
     const e = this.entries.get(id);
     if (!e) throw new RuntimeError(404, `job ${id} not found`);
     const models = e.models ?? refitJob(this.o.core, e.rec, e.obs);
+    const outside = outsideLimits(e.rec.spec, { ps, workers });
     return {
       id,
       shape: { ps, workers },
+      withinLimits: outside === null,
+      ...(outside !== null && { note: outside }),
       predictedRemainingSec: remainingTime(models, { ps, workers }),
       stepsPerSec: models.speed.predict(ps, workers),
       remainingSteps: models.remaining,
       fitted: models.speedFitted && models.convergence.status === 'ok',
     };
+  }
+
+  /** Read-only: a job's loss points by step and its latest convergence fit (dashboard, per-job metrics). */
+  convergenceData(id: string): { lossPoints: readonly LossPoint[]; estimate: ConvergenceEstimate | null } {
+    const e = this.entries.get(id);
+    if (!e) throw new RuntimeError(404, `job ${id} not found`);
+    return { lossPoints: e.obs.lossPoints(), estimate: e.models?.convergence ?? null };
   }
 
   records(): readonly JobRecord[] {
