@@ -3,6 +3,8 @@
  * flags this closed network needs (no background networking, component updates or sync, which
  * would otherwise try to reach the outside and stall) and a fresh profile per launch.
  */
+/* eslint-disable @typescript-eslint/no-unsafe-call --
+   the page.evaluate callbacks run in the browser; this Node program does not load the DOM's types. */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
