@@ -1,10 +1,11 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// (DOM types: the page.evaluate callbacks of this file run in the browser.)
 /**
  * A real browser for the dashboard tests: Debian's chromium driven by playwright-core, with the
  * flags this closed network needs (no background networking, component updates or sync, which
  * would otherwise try to reach the outside and stall) and a fresh profile per launch.
  */
-/* eslint-disable @typescript-eslint/no-unsafe-call --
-   the page.evaluate callbacks run in the browser; this Node program does not load the DOM's types. */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

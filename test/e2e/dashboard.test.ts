@@ -1,10 +1,11 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// (DOM types: the page.evaluate callbacks of this file run in the browser.)
 /**
  * The web dashboard in a real browser (Debian's chromium via playwright-core) against a running
  * local mode: live data arrives over server-sent events without reloads, and each view shows the
  * jobs and numbers the API serves. Screenshots go to test-results/dashboard/ and must not be blank.
  */
-/* eslint-disable @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return --
-   the page.evaluate callbacks run in the browser; this Node program does not load the DOM's types. */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -12,6 +12,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import type { ControllerConfig } from '../config/env';
 import { readSecretFile } from '../config/env';
+import { bindSource } from '../dashboard/bind-source';
+import { startSampler } from '../dashboard/sampler';
 import { createApp } from '../http/app';
 import { listen } from '../http/serve';
 import type { RunningServer } from '../http/serve';
@@ -180,11 +182,14 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const offJobs = backend.jobs.onChange(feed);
   feed();
   const token = cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined;
+  const source = bindSource(ctl, () => rt.servers());
+  const sampler = startSampler({ source, everyMs: 5000, onError: (err) => log.warn({ err }, 'dashboard') });
   const http: RunningServer = await listen(
     createApp({
       runtime: ctl,
       token,
       allowSubmit: false,
+      dashboard: { source, history: sampler.history },
       logError: (err) => log.error({ err }, 'api error'),
     }),
     cfg.httpPort,
@@ -196,6 +201,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const stop = () =>
     (stopping ??= (async () => {
       offJobs();
+      sampler.stop();
       clearTimeout(retry);
       await ctl.stop();
       await http.close();

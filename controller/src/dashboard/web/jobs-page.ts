@@ -74,13 +74,13 @@ function row(j: Overview['jobs'][number], now: number): HTMLTableRowElement {
     ),
     h(
       'td',
-      { 'data-col': 'state' },
+      { 'data-col': 'state', 'data-label': 'State' },
       h('span', { class: `badge ${j.phase}` }, PHASE_LABEL[j.phase] ?? j.phase),
     ),
-    h('td', { 'data-col': 'shape' }, j.shape ? shapeText(j.shape) : '—'),
+    h('td', { 'data-col': 'shape', 'data-label': 'Shape' }, j.shape ? shapeText(j.shape) : '—'),
     h(
       'td',
-      { 'data-col': 'progress' },
+      { 'data-col': 'progress', 'data-label': 'Progress' },
       bar,
       ' ',
       h('span', { class: 'num' }, percent(progress)),
@@ -88,13 +88,17 @@ function row(j: Overview['jobs'][number], now: number): HTMLTableRowElement {
     ),
     h(
       'td',
-      { 'data-col': 'completion' },
+      { 'data-col': 'completion', 'data-label': 'Predicted completion' },
       j.phase === 'done' && j.jct !== null
         ? `finished, JCT ${num(j.jct)} s`
         : completionText(j.predictedCompletion, now),
     ),
-    h('td', { 'data-col': 'restarts', class: 'num' }, String(j.restarts)),
-    h('td', { 'data-col': 'queue' }, j.queuePosition === null ? '—' : `${ordinal(j.queuePosition)} in queue`),
-    h('td', { 'data-col': 'waiting' }, j.waiting ?? ''),
+    h('td', { 'data-col': 'restarts', 'data-label': 'Restarts', class: 'num' }, String(j.restarts)),
+    h(
+      'td',
+      { 'data-col': 'queue', 'data-label': 'Queue' },
+      j.queuePosition === null ? '—' : `${ordinal(j.queuePosition)} in queue`,
+    ),
+    h('td', { 'data-col': 'waiting', 'data-label': 'Waiting because' }, j.waiting ?? ''),
   );
 }
