@@ -23,6 +23,7 @@ import {
   type JobRecord,
 } from './job-record';
 import { jobIdOf, type JobSpec } from './job-spec';
+import { registerJobMetrics } from './job-metrics';
 import { createMetrics, type RuntimeMetrics } from './metrics';
 import { JobObservations } from './observations';
 import { remainingTime, refitJob } from './refit';
@@ -79,6 +80,11 @@ export class Controller {
 
   constructor(private readonly o: ControllerOptions) {
     this.metrics = createMetrics(() => this.phaseCounts());
+    registerJobMetrics(
+      this.metrics.registry,
+      () => this.entries.values(),
+      () => this.clockValue,
+    );
     this.ingest = new Ingest(
       { onRecord: (t, r) => this.onRecord(t, r, !this.replaying), onStatus: () => {} },
       (reason, topic, detail) => {
