@@ -10,6 +10,7 @@ import type { RuntimeEvent } from '../runtime/events';
 import { parseJobSpec, type JobSpec } from '../runtime/job-spec';
 import { requireToken } from './auth';
 import { dashboardRoutes, type DashboardRoutesOptions } from './dashboard-routes';
+import { docsRoutes } from './docs-routes';
 import { ApiError, errorResponse, onError } from './errors';
 
 /** What the API needs from the runtime. */
@@ -55,6 +56,7 @@ export function createApp(o: AppOptions): Hono {
     return c.text(text, 200, { 'content-type': rt.metrics.registry.contentType });
   });
 
+  app.route('/', docsRoutes());
   if (o.dashboard) app.route('/', dashboardRoutes(o.dashboard));
   app.get('/api/v1/jobs', (c) => c.json({ jobs: rt.list() }));
   app.get('/api/v1/jobs/:ns/:name', (c) => c.json(rt.get(`${c.req.param('ns')}/${c.req.param('name')}`)));
