@@ -4,7 +4,7 @@
  */
 import type { JobView } from '../http/api-schemas';
 import type { JobPhase, JobRecord } from '../runtime/job-record';
-import { plural } from '../runtime/plural';
+import { plural } from '../scheduling/words';
 import type { JobShape } from '../scheduling/types';
 
 export interface Interval {

@@ -5,7 +5,7 @@
 import { GiB, RESOURCE_MEMORY, type Resources } from '../../../shared/src/units';
 import type { ServerSnapshot } from '../scheduling/types';
 import type { JobSpec } from './job-spec';
-import { plural } from './plural';
+import { plural } from '../scheduling/words';
 
 /**
  * Why `spec` can never fit on `servers`, or null when each of its task kinds fits on some server.

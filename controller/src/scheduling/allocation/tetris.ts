@@ -13,6 +13,7 @@ import { remainingSeconds } from '../core/remaining-time';
 import { bundle, fits, subtract } from '../core/resource-vector';
 import type { JobShape } from '../types';
 import { firstPairs, lastPairs, pairShape } from './pairs';
+import { shapeWords } from '../words';
 
 export function tetrisAllocator(): Allocator {
   return {
@@ -26,7 +27,7 @@ export function tetrisAllocator(): Allocator {
         const shape = pairShape(job, firstPairs(job));
         const need = bundle(job.ps, shape.ps, job.worker, shape.workers);
         if (!Number.isFinite(job.psShare + job.workerShare) || !fits(pool, need)) {
-          waiting.set(job.id, `minimum shape ${shape.ps} PS + ${shape.workers} workers does not fit`);
+          waiting.set(job.id, `minimum shape ${shapeWords(shape.ps, shape.workers)} does not fit`);
           continue;
         }
         subtract(pool, need);
