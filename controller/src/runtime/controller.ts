@@ -133,10 +133,10 @@ export class Controller {
     const id = jobIdOf(spec);
     if (this.entries.has(id) || this.admitting.has(id))
       throw new RuntimeError(409, `job ${id} already exists`);
-    const unfit = neverFits(spec, await this.o.backend.servers());
-    if (unfit !== null) throw new RuntimeError(422, `job ${id} can never run: ${unfit}`);
     this.admitting.add(id);
     try {
+      const unfit = neverFits(spec, await this.o.backend.servers());
+      if (unfit !== null) throw new RuntimeError(422, `job ${id} can never run: ${unfit}`);
       await this.o.backend.admit(spec, { fresh: true });
     } finally {
       this.admitting.delete(id);

@@ -1,7 +1,7 @@
 /** One job inside the runtime: its record, its observations and its latest models. */
 import type { JobPlan } from '../../../shared/src/schemas';
 import type { JobReport } from './backend';
-import type { Clock } from './clock';
+import { roundSec, type Clock } from './clock';
 import type { JobRecord } from './job-record';
 import { shapeHistory } from './job-record';
 import type { JobObservations } from './observations';
@@ -27,7 +27,11 @@ export function planMessage(e: JobEntry, clock: Clock): JobPlan {
     workers: shape?.workers ?? 0,
     placement: rec.current?.placement.map((p) => ({ ...p })) ?? [],
     reason: rec.reason,
-    predictedRemainingSec: rt,
+    predictedRemainingSec: rt && {
+      value: roundSec(rt.value),
+      lower: roundSec(rt.lower),
+      upper: roundSec(rt.upper),
+    },
     predictedCompletionTs: rt
       ? {
           value: clock.wallMsAfter(rt.value),
@@ -73,7 +77,7 @@ export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
     shapes: shapeHistory(rec),
     submittedAt: rec.submittedAt,
     finishedAt: rec.finishedAt,
-    jct: rec.finishedAt === null ? null : rec.finishedAt - rec.submittedAt,
+    jct: rec.finishedAt === null ? null : roundSec(rec.finishedAt - rec.submittedAt),
     observations: {
       records: obs.records,
       lossPoints: obs.lossPoints().length,
