@@ -5,7 +5,7 @@
  * plain line per change.
  */
 import type { JobView } from '../http/api-schemas';
-import { duration } from '../dashboard/format';
+import { compactDuration, duration, fit } from '../dashboard/format';
 import { jobRows, type JobRow } from '../dashboard/job-rows';
 import type { Controller } from '../runtime/controller';
 import { plural } from '../scheduling/words';
@@ -20,18 +20,18 @@ export interface ViewState {
 
 const shape = (j: JobRow): string => (j.shape ? `${j.shape.ps}×${j.shape.workers}` : '—');
 
-/** Cuts `s` to `width` characters (an ellipsis marks the cut). */
-export function fit(s: string, width: number): string {
-  const chars = [...s];
-  return chars.length <= width ? s : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
-}
-
 function tail(j: JobRow): string {
-  if (j.phase === 'done') return j.jct === null ? 'done' : `JCT ${duration(j.jct)}`;
+  if (j.phase === 'done') return j.jct === null ? 'done' : `JCT ${compactDuration(j.jct)}`;
   if (j.phase === 'failed') return 'failed';
-  if (j.waiting) return `${j.queuePosition === null ? '' : `#${j.queuePosition} `}${j.waiting}`;
+  // The shape column already says where a pre-run sample runs.
+  const waiting = j.waiting
+    ?.replace(/^pre-run: measuring speed, /, 'pre-run ')
+    .replace(/ at \d+ PS × .*$/, '');
+  if (waiting) return `${j.queuePosition === null ? '' : `#${j.queuePosition} `}${waiting}`;
   const r = j.predictedRemainingSec;
-  return r ? `ETA ${duration(r.value)} (${duration(r.lower)}–${duration(r.upper)})` : 'predicting…';
+  return r
+    ? `ETA ${compactDuration(r.value)} (${compactDuration(r.lower)}–${compactDuration(r.upper)})`
+    : 'predicting…';
 }
 
 /** The table's lines, each at most `width - 1` characters (the last column never wraps). */

@@ -1,5 +1,5 @@
 /** The `--json` result of a local run: per-job JCT, restarts and shapes; message accounting. */
-import { duration } from '../dashboard/format';
+import { duration, fit } from '../dashboard/format';
 import { shapeHistory } from '../runtime/job-record';
 import { plural } from '../scheduling/words';
 import type { Controller } from '../runtime/controller';
@@ -58,8 +58,8 @@ export function runSummary(ctl: Controller, backend: LocalBackend): RunSummary {
 
 const round = (x: number): number => Math.round(x * 10) / 10;
 
-/** The summary for people: one line per job, then the averages (job seconds). */
-export function summaryLines(s: RunSummary): string[] {
+/** The summary for people: one line per job, then the averages (job seconds); lines cut to `width` if given. */
+export function summaryLines(s: RunSummary, width = Infinity): string[] {
   const name = Math.max(4, ...s.jobs.map((j) => j.name.length));
   const lines = s.jobs.map((j) => {
     const shapes = j.shapes.map((x) => `${x.ps}×${x.workers}`).join(' → ') || '—';
@@ -72,5 +72,5 @@ export function summaryLines(s: RunSummary): string[] {
     ...lines,
     `average JCT ${s.avgJct === null ? '—' : duration(s.avgJct)}, makespan ${s.makespan === null ? '— (not every job finished)' : duration(s.makespan)} (job seconds)`,
     `messages: ${s.messages.received} received, ${s.messages.rejected} rejected, ${s.messages.lost} lost, ${s.messages.duplicates} duplicates`,
-  ];
+  ].map((l) => fit(l, width - 1));
 }

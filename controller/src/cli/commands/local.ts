@@ -54,6 +54,8 @@ export function registerLocalCommands(program: Command): void {
   program
     .command('local')
     .description('run Optimus locally: embedded broker, emulated servers and MXNet trainers, real sidecars')
+    // A bad flag is one clear line (the error names the flag and what it takes), not the whole help.
+    .showHelpAfterError(false)
     .option('--workload <name>', `workload to submit: ${Object.keys(WORKLOADS).join(', ')}`, 'demo')
     .option('--exit-when-done', 'exit once every job has finished (prints a summary on stdout)')
     .option('--json', 'with --exit-when-done: print the run summary as one JSON document')
@@ -126,6 +128,9 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
     onStop?.();
   };
   for (const sig of STOP_SIGNALS) process.once(sig, () => stopOn(sig));
+  // A closed terminal or pipe (EPIPE) must stop the run cleanly, not crash it and orphan the tasks.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', () => stopOn(`${stream === process.stdout ? 'stdout' : 'stderr'} closed`));
   const unwatch = watchWrapperParent(() => stopOn('the npm/tsx process that started us exited'));
 
   let run;
@@ -151,9 +156,8 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
   }
   // A signal during start-up resolved `stopped` already: the run stops right after it started.
   const dashboard = `${run.http.url}/dashboard/`;
-  note(
-    `optimus local: dashboard ${dashboard} · API ${run.http.url}/api/v1/jobs · metrics ${run.http.url}/metrics · broker ${run.brokerUrl}`,
-  );
+  note(`optimus local: dashboard ${dashboard}`);
+  note(`  API ${run.http.url}/api/v1/jobs · metrics ${run.http.url}/metrics · broker ${run.brokerUrl}`);
   const view = flags.json
     ? null
     : startLiveView(run.controller, process.stderr, { tty: process.stderr.isTTY, dashboard });
