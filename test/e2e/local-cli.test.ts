@@ -209,7 +209,7 @@ describe('local mode command line', () => {
     expect(out).toMatch(/^3 jobs of 3 finished, \d+ decisions:$/m);
     for (const w of SMALL_WORKLOAD) expect(out).toMatch(new RegExp(`^  ${w.spec.name} +JCT \\d`, 'm'));
     expect(out).toMatch(/^average JCT \d.*, makespan \d.* \(job seconds\)$/m);
-    expect(() => JSON.parse(out)).toThrow();
+    expect(() => JSON.parse(out) as unknown).toThrow();
     await nothingLeft(dir);
   }, 180_000);
 });
