@@ -1,8 +1,8 @@
 /**
  * The dashboard's browser assets: one JavaScript and one CSS file bundled with esbuild from
- * `web/` (uPlot included), so the page needs nothing from outside the controller. A container
- * image ships them prebuilt in `controller/dist/dashboard/` (`npm run build:dashboard`); a
- * checkout builds them in memory on first use (esbuild takes well under a second).
+ * `web/` (uPlot included), so the page needs nothing from outside the controller. A checkout
+ * builds them in memory on first use (esbuild takes well under a second); the container image,
+ * which has no esbuild, ships them prebuilt in `controller/dist/dashboard/` (`npm run build:dashboard`).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -45,13 +45,21 @@ export async function writeDashboard(dir = DASHBOARD_DIST): Promise<DashboardAss
 
 let cached: Promise<DashboardAssets> | null = null;
 
-/** The prebuilt bundle when there is one, else a fresh in-memory build; built once per process. */
+/**
+ * A fresh build where esbuild is installed (a checkout: never a stale bundle), else the prebuilt
+ * one (the container image ships no build tools); built once per process.
+ */
 export function dashboardAssets(): Promise<DashboardAssets> {
   cached ??= (async () => {
-    const js = join(DASHBOARD_DIST, 'app.js');
-    if (existsSync(js))
-      return { js: readFileSync(js, 'utf8'), css: readFileSync(join(DASHBOARD_DIST, 'app.css'), 'utf8') };
-    return buildDashboard();
+    const hasEsbuild = await import('esbuild').then(
+      () => true,
+      () => false,
+    );
+    if (hasEsbuild || !existsSync(join(DASHBOARD_DIST, 'app.js'))) return buildDashboard();
+    return {
+      js: readFileSync(join(DASHBOARD_DIST, 'app.js'), 'utf8'),
+      css: readFileSync(join(DASHBOARD_DIST, 'app.css'), 'utf8'),
+    };
   })();
   // A failed build is retried on the next request rather than remembered.
   cached.catch(() => (cached = null));
