@@ -58,9 +58,9 @@ describe('terminal view', () => {
   it('shows the elapsed time, the time scale, plurals, the ETA and why a job waits', () => {
     const lines = renderView(state(jobs), 200);
     expect(lines[0]).toBe('optimus local · 8 min 58 s elapsed (job time, ×20) · 4 jobs, 1 decision');
-    expect(lines[2]).toMatch(/^resnet-50 +running 2×4 +████░░░░░░  42% ↻3  ETA 5m36s \(3m50s–9m\)$/);
+    expect(lines[2]).toMatch(/^resnet-50 +running 2×4 +████░░░░░░ {2}42% ↻3 {2}ETA 5m36s \(3m50s–9m\)$/);
     expect(lines[3]).toContain('#2 minimum shape 1 PS + 1 worker does not fit the free resources');
-    expect(lines[4]).toMatch(/done +— +██████████ 100% ↻3  JCT 12m12s$/);
+    expect(lines[4]).toMatch(/done +— +██████████ 100% ↻3 {2}JCT 12m12s$/);
     // The shape column says where the sample runs; the words do not repeat it.
     expect(lines[5]).toMatch(/pre-run 1×3 .* pre-run sample 2 of 4$/);
   });
