@@ -48,6 +48,8 @@ export interface KubernetesRun {
   /** The runtime (for tools and tests). */
   readonly controller: Controller;
   readonly store: ClusterStore;
+  /** Where the API and dashboard listen (for tools and tests). */
+  readonly httpUrl: string;
   /** Resolves when this replica loses the leadership it held. */
   readonly lost: Promise<void>;
   stop(): Promise<void>;
@@ -211,7 +213,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
       await backend.stop();
     })());
   const lost = new Promise<void>((resolve) => backend.leader.onChange((l) => !l && resolve()));
-  return { backend, controller: ctl, store, lost, stop };
+  return { backend, controller: ctl, store, httpUrl: http.url, lost, stop };
 }
 
 /**
