@@ -48,7 +48,18 @@ export class LiveChart {
     this.resize.observe(this.element);
   }
 
-  render(o: Omit<ChartOptions, 'label' | 'height'>, data: uPlot.AlignedData): void {
+  /** Vertical lines and shaded ranges drawn under the series; read at every draw, so always current. */
+  private marks: Marks = { lines: [], bands: [] };
+
+  /** The hooks that draw {@link marks}: pass them in the options of {@link render}. */
+  markHooks(): uPlot.Hooks.Arrays {
+    return xMarks(() => this.marks);
+  }
+
+  render(o: Omit<ChartOptions, 'label' | 'height'>, data: uPlot.AlignedData, marks?: Marks): void {
+    if (marks) this.marks = marks;
+    // Where the marks are, for tests and tools (a canvas does not say).
+    this.element.dataset['marks'] = JSON.stringify(this.marks.lines.map((l) => l.x));
     if (this.plot && this.layout === o.layout) {
       this.plot.setData(data);
       return;
@@ -88,13 +99,13 @@ export function lineSeries(label: string, stroke: string, o: Partial<uPlot.Serie
   return { label, stroke, width: 2, points: { show: false }, ...o };
 }
 
-/** Vertical markers and shaded x-ranges drawn under the series (a `drawClear` hook). */
-export function xMarks(
-  get: () => {
-    lines: { x: number; color: string; dash?: number[] }[];
-    bands: { from: number; to: number; color: string }[];
-  },
-): uPlot.Hooks.Arrays {
+export interface Marks {
+  readonly lines: readonly { x: number; color: string; dash?: number[] }[];
+  readonly bands: readonly { from: number; to: number; color: string }[];
+}
+
+/** Vertical markers and shaded x-ranges (a `draw` hook); `get` is called at every draw. */
+export function xMarks(get: () => Marks): uPlot.Hooks.Arrays {
   return {
     draw: [
       (u) => {

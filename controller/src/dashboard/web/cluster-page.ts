@@ -1,5 +1,5 @@
 /** The Cluster page: servers with the tasks placed on each, and utilisation over time per resource. */
-import type uPlot from 'uplot';
+import uPlot from 'uplot';
 import type { Resources } from '../../../../shared/src/units';
 import type { ClusterView, ServerView } from '../cluster-view';
 import { num } from '../format';
@@ -106,12 +106,18 @@ function renderUtilisation(chart: LiveChart, c: ClusterView): void {
       options: {
         axes: [{}, { label: '% of capacity' }],
         scales: { y: { range: [0, 100] } },
-        series: [{}, ...c.resources.map((r, i) => lineSeries(r, PALETTE[i % PALETTE.length]!))],
+        series: [
+          {},
+          ...c.resources.map((r, i) => lineSeries(r, PALETTE[i % PALETTE.length]!, { paths: stepped })),
+        ],
       },
     },
     data,
   );
 }
+
+/** Utilisation changes at decisions and holds in between: steps, not slopes. */
+const stepped = uPlot.paths.stepped!({ align: 1 });
 
 const GiB = 1024 ** 3;
 const amount = (r: string, v: number): string => (r === 'memory' ? `${num(v / GiB)} GiB` : num(v));

@@ -2,15 +2,18 @@
  * One job: loss with the fitted curve and the predicted convergence step, how the prediction
  * moved, the speed model over shapes, the shape over time and the decisions that changed it.
  */
-import type uPlot from 'uplot';
+import uPlot from 'uplot';
 import { num } from '../format';
 import type { JobDetail } from '../job-detail';
 import { shapeText } from '../job-rows';
 import { api } from './api';
-import { align, LiveChart, lineSeries, PALETTE, pointsSeries, xMarks } from './charts';
+import { align, LiveChart, lineSeries, PALETTE, pointsSeries } from './charts';
 import { h, replace } from './dom';
 import type { Page } from './page';
 import { clockTime } from './view-format';
+
+/** A prediction holds until the next refit: drawn as steps. */
+const stepped = uPlot.paths.stepped!({ align: 1 });
 
 export function jobPage(id: string): Page {
   const facts = h('dl', { class: 'facts', 'data-testid': 'job-facts' });
@@ -169,20 +172,19 @@ function renderLoss(chart: LiveChart, d: JobDetail): void {
           pointsSeries('loss', PALETTE[0]!, 4),
           lineSeries('fitted curve', '#111827', { spanGaps: true }),
         ],
-        hooks: xMarks(() =>
-          c.status === 'ok'
-            ? {
-                bands: [{ from: c.lower, to: c.upper, color: 'rgba(220,38,38,0.12)' }],
-                lines: [
-                  { x: c.predictedTotalSteps, color: '#dc2626' },
-                  { x: c.stepsDone, color: '#6b7280', dash: [4, 4] },
-                ],
-              }
-            : { bands: [], lines: [] },
-        ),
+        hooks: chart.markHooks(),
       },
     },
     data,
+    c.status === 'ok'
+      ? {
+          bands: [{ from: c.lower, to: c.upper, color: 'rgba(220,38,38,0.12)' }],
+          lines: [
+            { x: c.predictedTotalSteps, color: '#dc2626' },
+            { x: c.stepsDone, color: '#6b7280', dash: [4, 4] },
+          ],
+        }
+      : { bands: [], lines: [] },
   );
 }
 
@@ -203,9 +205,9 @@ function renderPrediction(chart: LiveChart, d: JobDetail): void {
         axes: [{}, { label: 'steps' }],
         series: [
           {},
-          lineSeries('predicted total', '#dc2626'),
-          lineSeries('lower', 'rgba(220,38,38,0.5)', { dash: [4, 4], width: 1 }),
-          lineSeries('upper', 'rgba(220,38,38,0.5)', { dash: [4, 4], width: 1 }),
+          lineSeries('predicted total', '#dc2626', { paths: stepped }),
+          lineSeries('lower', 'rgba(220,38,38,0.5)', { dash: [4, 4], width: 1, paths: stepped }),
+          lineSeries('upper', 'rgba(220,38,38,0.5)', { dash: [4, 4], width: 1, paths: stepped }),
           lineSeries('steps done', PALETTE[0]!),
         ],
         bands: [{ series: [3, 2], fill: 'rgba(220,38,38,0.10)' }],
@@ -277,9 +279,10 @@ function renderShape(chart: LiveChart, d: JobDetail): void {
           lineSeries('PS', PALETTE[1]!, { points: marks }),
           lineSeries('workers', PALETTE[0]!, { points: marks }),
         ],
-        hooks: xMarks(() => ({ bands: preRun, lines: [] })),
+        hooks: chart.markHooks(),
       },
     },
     [x, ps, workers],
+    { bands: preRun, lines: [] },
   );
 }
