@@ -59,7 +59,7 @@ describe('decisions in words', () => {
       'a straggler',
       running,
       { kind: 'replace-worker', index: 2, server: 'node-b' },
-      'worker 2 ran slower than its peers (a straggler): replaced by a new one on node-b',
+      'worker 2 ran slower than its peers (a straggler) or went silent: replaced by a new one on node-b',
     ],
   ] as const)('%s', (_n, r, action, want) => {
     const e = why(r, action);

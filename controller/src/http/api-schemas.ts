@@ -43,6 +43,27 @@ export const jobViewSchema = z
     submittedAt: z.number().describe('job seconds (runtime clock) at submission'),
     finishedAt: z.number().nullable().describe('job seconds at completion'),
     jct: z.number().nullable().describe('job completion time, job seconds'),
+    end: z
+      .object({
+        outcome: z.enum(['succeeded', 'failed']),
+        reason: z.string().describe('Converged, WorkersSucceeded, TaskFailed, …'),
+        message: z.string(),
+      })
+      .nullable()
+      .describe('how the job ended (done or failed); null while it is not over'),
+    degraded: z
+      .object({
+        stage: z.enum(['refit', 'plan', 'rollout']),
+        reason: z.string(),
+        sinceMs: z.number().describe('wall-clock ms since when'),
+      })
+      .nullable()
+      .describe(
+        'why the job is not scheduled as it should be (its refit, planning or rollout failed); the others are',
+      ),
+    sidecars: z
+      .record(z.string(), z.enum(['online', 'done', 'lost']))
+      .describe("each task's sidecar as its last status said, by `role/index`"),
     observations: z.object({
       records: count,
       lossPoints: count,

@@ -75,12 +75,13 @@ describe('per-job metrics', () => {
     expect(value).toBeCloseTo(
       (c.get('default/a').plan as { predictedRemainingSec: { value: number } }).predictedRemainingSec.value,
     );
-    // The fake core's interval is 800..1200 around 1000 steps.
+    // The fake core's interval is 400 steps wide around its prediction.
+    const fit = (c.get('default/a').models as { convergence: { predictedTotalSteps: number } }).convergence;
     expect(
       series(text, 'optimus_job_interval_relative_width').get(
         '{job_namespace="default",job_name="a",model="convergence"}',
       ),
-    ).toBeCloseTo(0.4);
+    ).toBeCloseTo(400 / fit.predictedTotalSteps);
     expect(
       series(text, 'optimus_job_fit_r_squared').has(
         '{job_namespace="default",job_name="a",model="convergence"}',
