@@ -113,6 +113,7 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     now: () => time.seconds,
     wallMs: () => time.clock.wallMs(),
     sink: (task, record) => controller?.ingestRecord(task, record),
+    ...(o.policy.parameterAssignment ? { assignment: o.policy.parameterAssignment } : {}),
   });
   const oracle = o.estimation.kind === 'oracle';
   const core = coreOf(o.policy, {
