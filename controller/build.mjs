@@ -17,6 +17,23 @@ function chartFiles() {
   );
 }
 
+/** The dashboard's browser bundle (`controller/src/dashboard/web/`), carried inside the controller. */
+async function dashboardAssets() {
+  const out = await build({
+    entryPoints: [join(here, 'src', 'dashboard', 'web', 'main.ts')],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: 'es2020',
+    outdir: 'out',
+    write: false,
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  const file = (ext) => out.outputFiles.find((f) => f.path.endsWith(ext))?.text ?? '';
+  return { js: file('.js'), css: file('.css') };
+}
+
 /** Builds the bundle and returns its size in bytes. */
 export async function buildController() {
   const out = await build({
@@ -36,7 +53,12 @@ export async function buildController() {
     banner: {
       js: "import { createRequire as __optimusRequire } from 'node:module'; const require = __optimusRequire(import.meta.url);",
     },
-    define: { __OPTIMUS_CHART_FILES__: JSON.stringify(chartFiles()) },
+    define: {
+      __OPTIMUS_CHART_FILES__: JSON.stringify(chartFiles()),
+      __OPTIMUS_DASHBOARD__: JSON.stringify(await dashboardAssets()),
+    },
+    // Only a checkout builds the dashboard itself (assets.ts); the bundle carries it prebuilt.
+    external: ['esbuild'],
   });
   const bundle = out.outputFiles[0];
   mkdirSync(dirname(CONTROLLER_BUNDLE), { recursive: true });

@@ -101,6 +101,12 @@ describe('controller image, run as the image runs it', () => {
     expect(existsSync(join(controller.root, 'app', 'optimus.mjs'))).toBe(true);
   });
 
+  it('carries the dashboard (its browser bundle, uPlot included), built with it', () => {
+    const bundle = readFileSync(join(controller.root, 'app', 'optimus.mjs'), 'utf8');
+    expect(bundle).not.toContain('__OPTIMUS_DASHBOARD__');
+    expect(bundle).toContain('u-legend'); // uPlot's stylesheet, inside the dashboard's CSS
+  });
+
   it('prints the CRD the chart ships (`kubernetes crd`)', async () => {
     const r = await controller.run(['kubernetes', 'crd']);
     expect(r.code, r.stderr).toBe(0);

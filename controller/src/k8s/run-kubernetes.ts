@@ -13,6 +13,8 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { ControllerConfig } from '../config/env';
 import { readSecretFile } from '../config/env';
+import { bindSource } from '../dashboard/bind-source';
+import { startSampler } from '../dashboard/sampler';
 import { createApp } from '../http/app';
 import { listen } from '../http/serve';
 import type { RunningServer } from '../http/serve';
@@ -50,6 +52,8 @@ export interface KubernetesRun {
   /** The runtime (for tools and tests). */
   readonly controller: Controller;
   readonly store: ClusterStore;
+  /** Where the API and dashboard listen (for tools and tests). */
+  readonly httpUrl: string;
   /** Resolves when this replica loses the leadership it held. */
   readonly lost: Promise<void>;
   stop(): Promise<void>;
@@ -216,11 +220,14 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const offJobs = backend.jobs.onChange(feed);
   feed();
   const token = cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined;
+  const source = bindSource(ctl, () => rt.servers());
+  const sampler = startSampler({ source, everyMs: 5000, onError: (err) => log.warn({ err }, 'dashboard') });
   const http: RunningServer = await listen(
     createApp({
       runtime: ctl,
       token,
       allowSubmit: false,
+      dashboard: { source, history: sampler.history },
       logError: (err) => log.error({ err }, 'api error'),
     }),
     cfg.httpPort,
@@ -232,6 +239,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const stop = () =>
     (stopping ??= (async () => {
       offJobs();
+      sampler.stop();
       clearTimeout(retry);
       credentials?.stop();
       await ctl.stop();
@@ -242,7 +250,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
       await backend.stop();
     })());
   const lost = new Promise<void>((resolve) => backend.leader.onChange((l) => !l && resolve()));
-  return { backend, controller: ctl, store, lost, stop };
+  return { backend, controller: ctl, store, httpUrl: http.url, lost, stop };
 }
 
 /**

@@ -6,7 +6,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Hono } from 'hono';
 import { pino, type Logger } from 'pino';
+import { bindSource } from '../dashboard/bind-source';
+import { startSampler } from '../dashboard/sampler';
 import { createApp } from '../http/app';
 import { listen, type RunningServer } from '../http/serve';
 import { scaledClock } from '../runtime/clock';
@@ -22,6 +25,9 @@ import { FileStore } from './file-store';
 import { PidRegistry } from './processes';
 import { runSummary, type RunSummary } from './summary';
 import { buildTrainer } from './trainer-bundle';
+
+/** Wall ms between dashboard samples (progress, predictions, utilisation). */
+const DASHBOARD_SAMPLE_MS = 1000;
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 export const SIDECAR_BUNDLE = join(repoRoot, 'sidecar', 'dist', 'sidecar.cjs');
@@ -72,12 +78,41 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   const dir = resolve(o.stateDir);
   mkdirSync(dir, { recursive: true });
   const log = pino({ level: o.logLevel, base: { component: 'optimus-local' } }, pino.destination(2));
+  // Whatever started is stopped again, newest first, if a later step fails: a failed start leaves
+  // nothing running (no broker, no tasks, no socket).
+  const undo: (() => Promise<void>)[] = [];
+  try {
+    return await startParts(o, dir, log, undo);
+  } catch (err) {
+    for (const step of undo.reverse()) await step().catch((e: unknown) => log.warn({ err: e }, 'cleanup'));
+    throw err;
+  }
+}
+
+async function startParts(
+  o: LocalOptions,
+  dir: string,
+  log: Logger,
+  undo: (() => Promise<void>)[],
+): Promise<LocalRun> {
+  // The port first: a busy or invalid one fails before anything else starts. Until the runtime is
+  // ready, requests get 503.
+  let app: Hono | null = null;
+  const http = await listen(
+    {
+      fetch: (req) =>
+        app?.fetch(req) ?? Response.json({ error: { status: 503, message: 'starting' } }, { status: 503 }),
+    },
+    o.httpPort,
+  );
+  undo.push(() => http.close());
   const marker = `optimus-local:${dir}`;
   const pids = new PidRegistry(join(dir, 'processes.json'));
   const reaped = await pids.reapOrphans(marker);
   if (reaped > 0) log.warn({ reaped }, 'stopped processes a previous controller left running');
   mkdirSync(join(dir, 'bin'), { recursive: true });
   const broker: BrokerProcess | null = o.brokerUrl ? null : await ensureBrokerProcess({ dir, marker });
+  if (broker) undo.push(() => broker.stop());
   if (broker?.reused) log.warn({ url: broker.url }, 'reusing the broker of the previous controller');
   const brokerUrl = o.brokerUrl ?? broker!.url;
   const backend = new LocalBackend({
@@ -91,7 +126,9 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
     marker,
     onError: (err) => log.warn({ err }, 'task bookkeeping'),
   });
+  undo.push(() => backend.close());
   const store = new FileStore(join(dir, 'store'));
+  undo.push(() => store.close());
   let controller: Controller | null = null;
   const early: [string, Uint8Array][] = [];
   const bridge: MqttBridge = await connectBridge({
@@ -101,6 +138,7 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
     onMessage: (t, p) => (controller?.ready ? controller.handleMessage(t, p) : early.push([t, p])),
     onError: (err) => log.warn({ err }, 'mqtt connection'),
   });
+  undo.push(() => bridge.close());
   const ctl = new Controller({
     core: o.core ?? defaultCore(o.policy),
     backend,
@@ -116,12 +154,23 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   const drained = await backend.drainLeftovers();
   if (drained > 0) log.warn({ drained }, 'delivered what the sidecars of an earlier run still held');
   await ctl.start();
+  undo.push(() => ctl.stop());
   for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
   const arrivals = scheduleWorkload(ctl, o.workload, log);
-  const http = await listen(
-    createApp({ runtime: ctl, token: o.token, logError: (err) => log.error({ err }, 'api error') }),
-    o.httpPort,
-  );
+  undo.push(async () => arrivals.cancel());
+  const source = bindSource(ctl, async () => (await backend.observe()).servers);
+  const sampler = startSampler({
+    source,
+    everyMs: DASHBOARD_SAMPLE_MS,
+    onError: (err) => log.warn({ err }, 'dashboard sample'),
+  });
+  undo.push(async () => sampler.stop());
+  app = createApp({
+    runtime: ctl,
+    token: o.token,
+    logError: (err) => log.error({ err }, 'api error'),
+    dashboard: { source, history: sampler.history },
+  });
   log.info({ api: http.url, broker: brokerUrl, stateDir: dir }, 'local mode ready');
 
   let stopping: Promise<void> | null = null;
@@ -137,6 +186,7 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
     stop: () =>
       (stopping ??= (async () => {
         arrivals.cancel();
+        sampler.stop();
         log.info('stopping: controller');
         await ctl.stop();
         await http.close();

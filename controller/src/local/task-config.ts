@@ -48,6 +48,7 @@ export function trainerConfig(o: {
     logPath: files.log(p.index),
     checkpointPath: files.checkpoint,
     doneMarker: p.role === 'worker' && o.withSidecar ? files.doneMarker(p.index) : null,
+    parentPid: process.pid,
     seed: (o.restarts * 1000 + p.index * 7 + spec.name.length) | 0,
     fault: o.fault ?? null,
   };

@@ -14,15 +14,21 @@ export interface Clock {
   readonly originMs: number;
 }
 
-/** A clock over `Date.now` (or an injected source, for tests). */
+/**
+ * Job seconds to the millisecond, without float noise: `0.1 * 3` would otherwise reach JSON as
+ * 0.30000000000000004. Differences of rounded times (a JCT) need rounding again.
+ */
+export const roundSec = (s: number): number => Math.round(s * 1000) / 1000;
+
+/** A clock over `Date.now` (or an injected source, for tests). Times are whole ms / ms-rounded seconds. */
 export function scaledClock(opts: { scale: number; originMs: number; source?: () => number }): Clock {
   const source = opts.source ?? Date.now;
   return {
     scale: opts.scale,
     originMs: opts.originMs,
-    now: () => ((source() - opts.originMs) * opts.scale) / 1000,
+    now: () => roundSec(((source() - opts.originMs) * opts.scale) / 1000),
     wallMs: source,
-    wallMsAfter: (s) => source() + (s * 1000) / opts.scale,
+    wallMsAfter: (s) => Math.round(source() + (s * 1000) / opts.scale),
   };
 }
 

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { MetricsRecord, TaskStatus } from '../../../shared/src/schemas';
+import type { ConvergenceEstimate, LossPoint } from '../models/convergence/types';
 import { CONTROLLER_STATUS_TOPIC, planTopic, type TaskId } from '../../../shared/src/topics';
 import type { Backend, RuntimeDocument, StateStore, StoredRecord } from './backend';
 import { realTimers, type Clock, type Timers } from './clock';
@@ -12,8 +13,16 @@ import type { Core } from './core';
 import { Coalesced } from './coalesced';
 import { Dispatcher, type Settled } from './dispatch';
 import { EventHub } from './events';
+import { neverFits, outsideLimits } from './fit-check';
 import { Ingest } from './ingest';
-import { jobReport, jobView, LOST_SIDECAR_GRACE_MS, newEntry, type JobEntry } from './job-entry';
+import {
+  jobReport,
+  jobView,
+  LOST_SIDECAR_GRACE_MS,
+  newEntry,
+  type JobEntry,
+  type ObservedRecord,
+} from './job-entry';
 import {
   isOwnRecord,
   JOB_PHASES,
@@ -24,6 +33,7 @@ import {
   type JobRecord,
 } from './job-record';
 import { jobIdOf, type JobSpec } from './job-spec';
+import { registerJobMetrics } from './job-metrics';
 import { createMetrics, type RuntimeMetrics } from './metrics';
 import { JobObservations } from './observations';
 import { PlanPublisher } from './plan-publisher';
@@ -80,7 +90,7 @@ const retryDelayMs = (failures: number): number => Math.min(60_000, 1000 * 2 ** 
 /** Thrown for a client mistake (unknown job, duplicate); the HTTP layer maps it to 4xx. */
 export class RuntimeError extends Error {
   constructor(
-    readonly status: 404 | 409 | 400,
+    readonly status: 404 | 409 | 400 | 422,
     message: string,
   ) {
     super(message);
@@ -116,6 +126,11 @@ export class Controller {
       degraded: () => this.degradedCounts(),
       inFlight: () => this.dispatcher?.inFlight ?? 0,
     });
+    registerJobMetrics(
+      this.metrics.registry,
+      () => this.entries.values(),
+      () => this.clockValue,
+    );
     // A policy that never reads the speed model does not make a job pay for seeding one.
     this.preRun = {
       ...PRE_RUN_DEFAULTS,
@@ -201,6 +216,8 @@ export class Controller {
       throw new RuntimeError(409, `job ${id} already exists`);
     this.admitting.add(id);
     try {
+      const unfit = neverFits(spec, (await this.o.backend.observe()).servers);
+      if (unfit !== null) throw new RuntimeError(422, `job ${id} can never run: ${unfit}`);
       await this.o.backend.admit(spec, { fresh: true });
     } finally {
       this.admitting.delete(id);
@@ -254,14 +271,29 @@ export class Controller {
     const e = this.entries.get(id);
     if (!e) throw new RuntimeError(404, `job ${id} not found`);
     const models = e.models ?? refitJob(this.o.core, e.rec, e.obs);
+    const outside = outsideLimits(e.rec.spec, { ps, workers });
     return {
       id,
       shape: { ps, workers },
+      withinLimits: outside === null,
+      ...(outside !== null && { note: outside }),
       predictedRemainingSec: remainingTime(models, { ps, workers }),
       stepsPerSec: models.speed.predict(ps, workers),
       remainingSteps: models.remaining,
       fitted: models.speedFitted && models.convergence.status === 'ok',
     };
+  }
+
+  /** Read-only: a job's loss points by step and its latest convergence fit (dashboard, per-job metrics). */
+  convergenceData(id: string): { lossPoints: readonly LossPoint[]; estimate: ConvergenceEstimate | null } {
+    const e = this.entries.get(id);
+    if (!e) throw new RuntimeError(404, `job ${id} not found`);
+    return { lossPoints: e.obs.lossPoints(), estimate: e.models?.convergence ?? null };
+  }
+
+  /** Every job's record with what it holds as last observed. */
+  observedRecords(): readonly ObservedRecord[] {
+    return [...this.entries.values()].map((e) => ({ ...e.rec, current: e.current }));
   }
 
   records(): readonly JobRecord[] {

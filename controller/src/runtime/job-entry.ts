@@ -2,7 +2,7 @@
 import type { JobPlan } from '../../../shared/src/schemas';
 import type { JobReport, ObservedJob } from './backend';
 import type { CurrentJob } from './core';
-import type { Clock } from './clock';
+import { roundSec, type Clock } from './clock';
 import type { JobRecord } from './job-record';
 import { shapeHistory } from './job-record';
 import type { JobObservations } from './observations';
@@ -50,6 +50,9 @@ export function lostWorkers(e: JobEntry, nowMs: number, graceMs: number): number
   return out.sort((a, b) => a - b);
 }
 
+/** A job's persisted record with what it holds as last observed (read-only views: dashboard). */
+export type ObservedRecord = JobRecord & { readonly current: CurrentJob | null };
+
 /** A new entry: nothing observed or fitted yet. */
 export const newEntry = (rec: JobRecord, obs: JobObservations): JobEntry => ({
   rec,
@@ -87,7 +90,11 @@ export function planMessage(e: JobEntry, clock: Clock): JobPlan {
     workers: shape?.workers ?? 0,
     placement: over ? [] : (e.current?.placement.map((p) => ({ ...p })) ?? []),
     reason: rec.reason,
-    predictedRemainingSec: rt,
+    predictedRemainingSec: rt && {
+      value: roundSec(rt.value),
+      lower: roundSec(rt.lower),
+      upper: roundSec(rt.upper),
+    },
     predictedCompletionTs:
       endedAt !== null
         ? { value: endedAt, lower: endedAt, upper: endedAt }
@@ -139,7 +146,7 @@ export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
     shapes: shapeHistory(rec),
     submittedAt: rec.submittedAt,
     finishedAt: rec.finishedAt,
-    jct: rec.finishedAt === null ? null : rec.finishedAt - rec.submittedAt,
+    jct: rec.finishedAt === null ? null : roundSec(rec.finishedAt - rec.submittedAt),
     observations: {
       records: obs.records,
       lossPoints: obs.lossPoints().length,

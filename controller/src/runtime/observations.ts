@@ -21,6 +21,9 @@ export interface ShapeSpan {
 interface WorkerStats {
   sum: number;
   n: number;
+  /** Reported step times (seconds), when the records carry them. */
+  stepSum: number;
+  stepN: number;
 }
 
 export class JobObservations {
@@ -53,7 +56,7 @@ export class JobObservations {
     }
     if (r.kind !== 'batch' || r.samplesPerSec === null || span === undefined) return;
     const stepsPerSec = r.samplesPerSec / perWorkerBatch(this.spec, workers);
-    this.addSpeed(spanIndex, task.index, stepsPerSec);
+    this.addSpeed(spanIndex, task.index, stepsPerSec, r.stepTime);
   }
 
   /** Loss points sorted by step (a shared array: callers must not change it). */
@@ -125,22 +128,30 @@ export class JobObservations {
    */
   workerStepTimes(index: number): Record<number, number> {
     const out: Record<number, number> = {};
-    for (const [worker, w] of this.speeds.get(index) ?? [])
-      if (w.n > 0 && w.sum > 0) out[worker] = w.n / w.sum;
+    // A reported step time is the worker's own (a sync worker's rate is the barrier's); else the
+    // rate says it.
+    for (const [worker, w] of this.speeds.get(index) ?? []) {
+      if (w.stepN > 0) out[worker] = w.stepSum / w.stepN;
+      else if (w.n > 0 && w.sum > 0) out[worker] = w.n / w.sum;
+    }
     return out;
   }
 
-  private addSpeed(span: number, worker: number, stepsPerSec: number): void {
+  private addSpeed(span: number, worker: number, stepsPerSec: number, stepTime: number | null): void {
     let m = this.speeds.get(span);
     if (!m) this.speeds.set(span, (m = new Map<number, WorkerStats>()));
     const w = m.get(worker);
     if (!w) {
       // The first record of each worker in a span is warm-up (cuDNN autotune, data loading): skipped.
-      m.set(worker, { sum: 0, n: 0 });
+      m.set(worker, { sum: 0, n: 0, stepSum: 0, stepN: 0 });
       return;
     }
     w.sum += stepsPerSec;
     w.n += 1;
+    if (stepTime !== null && Number.isFinite(stepTime) && stepTime > 0) {
+      w.stepSum += stepTime;
+      w.stepN += 1;
+    }
   }
 
   /** Global step of a record. Async workers each cover 1/w of an epoch's steps. */

@@ -17,6 +17,8 @@ export interface OptimusOptions extends MarginalGainOptions, FewestServersOption
   readonly stragglers?: StragglerOptions | false;
   /** Allocation + placement passes per round (default 3). */
   readonly passes?: number;
+  /** How jobs assign parameter blocks to their PS (default 'paa', the paper's §5.3). */
+  readonly parameterAssignment?: 'paa' | 'mxnet-default';
   /** A running job that shrinks keeps its remaining tasks where they are (default true). */
   readonly keepShrunk?: boolean;
 }
@@ -43,7 +45,7 @@ export function optimusPolicy(options: OptimusOptions = {}, label: PolicyLabel =
     ...optimusParts(options),
     stragglers: options.stragglers ?? {},
     keepShrunk: options.keepShrunk ?? true,
-    parameterAssignment: 'paa',
+    parameterAssignment: options.parameterAssignment ?? 'paa',
     ...(options.passes === undefined ? {} : { passes: options.passes }),
   });
 }

@@ -26,6 +26,7 @@ const SCALARS = {
   passes: count.min(1),
   untilNoSpeedUp: bool,
   stragglers: z.literal('false').transform(() => false as const),
+  parameterAssignment: z.enum(['paa', 'mxnet-default']),
 } as const;
 
 type Key = keyof typeof SCALARS;

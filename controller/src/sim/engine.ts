@@ -113,6 +113,7 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     now: () => time.seconds,
     wallMs: () => time.clock.wallMs(),
     sink: (task, record) => controller?.ingestRecord(task, record),
+    ...(o.policy.parameterAssignment ? { assignment: o.policy.parameterAssignment } : {}),
   });
   const oracle = o.estimation.kind === 'oracle';
   const core = coreOf(o.policy, {
@@ -224,9 +225,6 @@ function checkStall(
   }
   return since;
 }
-
-const nothingHeld = (cluster: SimCluster): boolean =>
-  [...cluster.jobs.values()].every((j) => j.shape === null);
 
 function finishedFraction(ctl: Controller, total: number): number {
   const done = ctl.records().filter((r) => r.phase === 'done' || r.phase === 'failed').length;

@@ -9,6 +9,7 @@ import type { Estimation, EstimationModels } from './estimator';
 import type { MeasuredModel } from './measured-table';
 import type { RunFigures } from './metrics';
 import { makespanBound } from './makespan-bound';
+import { defaultWorkers, runInWorkers, workersAvailable, type RunTask } from './run-pool';
 import type { Trace } from './trace';
 
 /** Where the workload of each seed comes from: a built-in generator or one fixed trace. */
@@ -27,6 +28,15 @@ export interface EvaluationOptions {
   readonly minRoundGapSec?: number;
   /** Progress in runs: (done, total), done fractional while a run is under way. */
   readonly onRun?: (done: number, total: number) => void;
+  /**
+   * Worker threads for the runs (default: one per core); 1 runs them in this thread. Workers
+   * rebuild the policies from `policyOptions` and the measured speeds from `measuredPath`.
+   */
+  readonly workers?: number;
+  readonly policyOptions?: PolicyOptions;
+  readonly measuredPath?: string;
+  /** Sample shapes of each new job's pre-run (default: the runtime's). */
+  readonly preRunBudget?: number;
 }
 
 /** A named configuration: a registered policy, its options and an estimation. */
@@ -80,42 +90,41 @@ export async function runEvaluation(
   variants: readonly Variant[],
   extra: Partial<SimulationOptions> = {},
 ): Promise<{ results: Map<string, VariantResult>; bound: BoundSummary; failed: Map<string, string> }> {
-  const total = variants.length * o.seeds;
-  let done = 0;
+  const traces = Array.from({ length: o.seeds }, (_, i) => o.source(i + 1));
+  const bounds = traces.map((t) => {
+    const b = makespanBound(t, o.measured);
+    return { makespanBound: b.bound, lastArrival: b.lastArrival };
+  });
+  const tasks: RunTask[] = traces.flatMap((trace, i) =>
+    variants.map((v, j) => ({
+      id: i * variants.length + j,
+      trace,
+      seed: i + 1,
+      policy: v.policy,
+      options: { ...o.policyOptions, ...v.options },
+      estimation: v.estimation,
+      ...(o.intervalSec === undefined ? {} : { intervalSec: o.intervalSec }),
+      ...(o.restartPauseSec === undefined ? {} : { restartPauseSec: o.restartPauseSec }),
+      minRoundGapSec: o.minRoundGapSec ?? (trace.jobs.length > 500 ? 60 : 0),
+      ...(i === 0 && extra.watchJob !== undefined ? { watchJob: extra.watchJob } : {}),
+      ...(o.preRunBudget === undefined ? {} : { preRunBudget: o.preRunBudget }),
+    })),
+  );
+  const settled = await Promise.allSettled(runTasks(o, variants, tasks));
   const runs = new Map<string, SimulationResult[]>(variants.map((v) => [v.name, []]));
   const failed = new Map<string, string>();
-  const bounds: { makespanBound: number; lastArrival: number }[] = [];
-  for (let seed = 1; seed <= o.seeds; seed++) {
-    const trace = o.source(seed);
-    const b = makespanBound(trace, o.measured);
-    bounds.push({ makespanBound: b.bound, lastArrival: b.lastArrival });
-    for (const v of variants) {
-      if (failed.has(v.name)) {
-        o.onRun?.(++done, total);
-        continue;
-      }
-      const result = await simulate({
-        trace,
-        measured: o.measured,
-        policy: o.getPolicy(v.policy, v.options),
-        estimation: v.estimation,
-        models: o.models,
-        seed,
-        ...(o.intervalSec === undefined ? {} : { intervalSec: o.intervalSec }),
-        ...(o.restartPauseSec === undefined ? {} : { restartPauseSec: o.restartPauseSec }),
-        minRoundGapSec: o.minRoundGapSec ?? (trace.jobs.length > 500 ? 60 : 0),
-        // Within a long run, the bar moves with the fraction of jobs finished.
-        onProgress: (f) => o.onRun?.(done + f, total),
-        ...(seed === 1 ? extra : {}),
-      }).catch((err: unknown) => {
-        // A policy that stalls (runs nothing while work is left) is a result, not a crash: the
-        // variant is reported as failed with the reason, the others still run.
-        failed.set(v.name, `seed ${seed}: ${err instanceof Error ? err.message : String(err)}`);
-        return null;
-      });
-      if (result) runs.get(v.name)?.push(result);
-      o.onRun?.(++done, total);
-    }
+  for (const [k, r] of settled.entries()) {
+    const task = tasks[k]!;
+    const v = variants[task.id % variants.length]!;
+    // A policy that stalls (runs nothing while work is left) is a result, not a crash: the
+    // variant is reported as failed with the reason, the others still count.
+    if (r.status === 'rejected') {
+      if (!failed.has(v.name))
+        failed.set(
+          v.name,
+          `seed ${task.seed}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`,
+        );
+    } else runs.get(v.name)?.push(r.value);
   }
   const out = new Map<string, VariantResult>();
   for (const [name, rs] of runs) {
@@ -127,6 +136,64 @@ export async function runEvaluation(
     lastArrival: mean(bounds.map((b) => b.lastArrival)),
   };
   return { results: out, bound, failed };
+}
+
+/** The runs, on worker threads when there is more than one core to use, else one after another. */
+function runTasks(
+  o: EvaluationOptions,
+  variants: readonly Variant[],
+  tasks: readonly RunTask[],
+): Promise<SimulationResult>[] {
+  const progress = new Map<number, number>();
+  const report = (): void =>
+    o.onRun?.(
+      [...progress.values()].reduce((a, b) => a + b, 0),
+      tasks.length,
+    );
+  const workers = o.workers ?? defaultWorkers(tasks.length);
+  if (workers > 1 && workersAvailable())
+    return runInWorkers(tasks, {
+      workers,
+      ...(o.measuredPath === undefined ? {} : { measuredPath: o.measuredPath }),
+      onProgress: (id, f) => {
+        progress.set(id, f);
+        report();
+      },
+    }).map((p, id) =>
+      p.finally(() => {
+        progress.set(id, 1);
+        report();
+      }),
+    );
+  // In this thread: strictly one after another, so a promise per run made lazily.
+  let chain: Promise<unknown> = Promise.resolve();
+  return tasks.map((t) => {
+    const v = variants[t.id % variants.length]!;
+    const run = chain.then(() =>
+      simulate({
+        trace: t.trace,
+        measured: o.measured,
+        policy: o.getPolicy(v.policy, v.options),
+        estimation: t.estimation,
+        models: o.models,
+        seed: t.seed,
+        ...(t.intervalSec === undefined ? {} : { intervalSec: t.intervalSec }),
+        ...(t.restartPauseSec === undefined ? {} : { restartPauseSec: t.restartPauseSec }),
+        minRoundGapSec: t.minRoundGapSec,
+        ...(t.watchJob === undefined ? {} : { watchJob: t.watchJob }),
+        ...(t.preRunBudget === undefined ? {} : { preRun: { budget: t.preRunBudget } }),
+        onProgress: (f) => {
+          progress.set(t.id, f);
+          report();
+        },
+      }).finally(() => {
+        progress.set(t.id, 1);
+        report();
+      }),
+    );
+    chain = run.catch(() => undefined);
+    return run;
+  });
 }
 
 export const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;

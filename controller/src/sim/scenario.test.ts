@@ -106,6 +106,38 @@ describe('simulator scenarios', () => {
     expect(paid.jobs[0]!.jct - free.jobs[0]!.jct).toBeCloseTo(paid.restarts * 45, 6);
   });
 
+  it('a slow server slows a sync job to its slowest worker, an async one by that worker alone', async () => {
+    const four = (workerServer: string) => ({
+      name: 'four',
+      description: 'test',
+      decide: (input: PolicyInput): Decision => ({
+        jobs: input.jobs.map((j) => ({
+          jobId: j.id,
+          action: 'run' as const,
+          shape: { ps: 1, workers: 4 },
+          placement: [
+            { role: 'ps' as const, index: 0, server: 's1' },
+            ...[0, 1, 2].map((index) => ({ role: 'worker' as const, index, server: 's2' })),
+            { role: 'worker' as const, index: 3, server: workerServer },
+          ],
+          replaceWorkers: [],
+        })),
+      }),
+    });
+    const slow = (mode: 'sync' | 'async') => {
+      const t = aTrace([
+        aJob({ mode, speed: { kind: 'parametric', theta: mode === 'sync' ? THETA : THETA.slice(1) } }),
+      ]);
+      return { ...t, cluster: { ...t.cluster, slowdowns: [{ server: 's3', from: 0, factor: 2 }] } };
+    };
+    for (const mode of ['sync', 'async'] as const) {
+      const fast = await simulate(base(slow(mode), four('s2')));
+      const slowed = await simulate(base(slow(mode), four('s3')));
+      const expected = mode === 'sync' ? 2 : 1 / ((3 + 1 / 2) / 4);
+      expect(slowed.jobs[0]!.jct / fast.jobs[0]!.jct).toBeCloseTo(expected, 1);
+    }
+  });
+
   it('a later arrival waits for its arrival time and both jobs finish', async () => {
     const trace = aTrace([aJob(), aJob({ id: 'default/late', arrival: 1000 })]);
     const r = await simulate(

@@ -25,6 +25,8 @@ export interface SimBackendOptions {
   readonly wallMs: () => number;
   /** Where the programs' log records go (the runtime's ingest). */
   readonly sink: (task: TaskId, record: MetricsRecord) => void;
+  /** How the policy's jobs assign parameter blocks to PS (`Policy.parameterAssignment`). */
+  readonly assignment?: 'paa' | 'mxnet-default';
 }
 
 /** Splits a trace id `namespace/name` (or a bare name, in `default`). */
@@ -82,6 +84,8 @@ export class SimBackend implements Backend {
         seed: this.o.seed,
         namespace: spec.namespace,
         name: spec.name,
+        slowdowns: this.o.trace.cluster.slowdowns ?? [],
+        ...(this.o.assignment ? { assignment: this.o.assignment } : {}),
       }),
     );
     this.cluster.submit({ id, psDemand: job.psDemand, workerDemand: job.workerDemand });

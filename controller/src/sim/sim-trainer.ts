@@ -13,10 +13,13 @@ import type { TaskPlacement } from '../scheduling/types';
 import { lossAt, resolveWork, type JobTruth } from './loss-curve';
 import { placementSpeedFactor } from './locality';
 import type { MeasuredModel } from './measured-table';
+import { blockFactorCache } from './parameter-blocks';
 import { hashedNormal } from './rng';
 import type { SimJobState } from './sim-executor';
 import { resolveSpeed, type TrueSpeedModel } from './speed-truth';
+import { nextSlowdownChange, stragglerSpeedFactor, workerSlowdowns, type Slowdown } from './straggler-truth';
 import type { TraceJob } from './trace';
+import { SIM_ORIGIN_MS } from './virtual-time';
 
 /** Relative noise of one logged speed (a Speedometer line covers a few batches). */
 export const RECORD_SPEED_NOISE = 0.05;
@@ -32,6 +35,10 @@ export interface TrainerOptions {
   readonly seed: number;
   readonly namespace: string;
   readonly name: string;
+  /** Slow periods of servers (the trace's `cluster.slowdowns`): stragglers. */
+  readonly slowdowns?: readonly Slowdown[];
+  /** How the policy's jobs assign parameter blocks to PS (with the job's `parameterBlocks`). */
+  readonly assignment?: 'paa' | 'mxnet-default';
 }
 
 export class SimTrainer {
@@ -46,42 +53,87 @@ export class SimTrainer {
   private nextLine: number;
   private lines = 0;
   private readonly seqs = new Map<number, number>();
-  private cache: { placement: readonly TaskPlacement[]; value: number } | null = null;
+  private cache: { placement: readonly TaskPlacement[]; at: number; value: number } | null = null;
+  private readonly blockFactor: (ps: number, commShare: number) => number;
+  private readonly slowdowns: readonly Slowdown[];
 
   constructor(readonly o: TrainerOptions) {
     this.truth = resolveWork(o.job.work, o.job.stepsPerEpoch);
     this.speed = resolveSpeed(o.job, o.measured);
     this.every = Math.max(DISPLAY_BATCHES, Math.ceil(o.job.stepsPerEpoch / LINES_PER_EPOCH));
     this.nextLine = this.every;
+    this.slowdowns = o.slowdowns ?? [];
+    this.blockFactor = blockFactorCache({
+      blocks: o.job.parameterBlocks ?? [],
+      rule: o.assignment ?? 'mxnet-default',
+    });
   }
 
   get totalSteps(): number {
     return this.truth.totalSteps;
   }
 
-  /** True speed (global steps/s) at the job's shape and placement; 0 when nothing runs. */
-  currentSpeed(state: SimJobState): number {
+  /**
+   * True speed (global steps/s) at the job's shape and placement at time `t`; 0 when nothing runs.
+   * The measured speed, times the locality of the placement, the PS load balance of the parameter
+   * assignment, and the slowest worker (sync) or the workers' mean (async) when servers run slow.
+   */
+  currentSpeed(state: SimJobState, t: number): number {
     if (!state.shape || this.exitedAt !== null) return 0;
-    if (this.cache && this.cache.placement === state.placement) return this.cache.value;
-    const { ps, workers } = state.shape;
-    const value =
-      this.speed.speed(ps, workers) *
-      placementSpeedFactor(this.speed.commShare(ps, workers), state.placement);
-    this.cache = { placement: state.placement, value };
+    const at = this.slowdowns.length === 0 ? 0 : this.slowdownEpoch(t);
+    if (this.cache && this.cache.placement === state.placement && this.cache.at === at)
+      return this.cache.value;
+    const value = this.baseSpeed(state) * this.stragglerFactor(state, t);
+    this.cache = { placement: state.placement, at, value };
     return value;
+  }
+
+  /** The speed without slow servers. */
+  private baseSpeed(state: SimJobState): number {
+    const { ps, workers } = state.shape!;
+    const comm = this.speed.commShare(ps, workers);
+    return (
+      this.speed.speed(ps, workers) * placementSpeedFactor(comm, state.placement) * this.blockFactor(ps, comm)
+    );
+  }
+
+  private stragglerFactor(state: SimJobState, t: number): number {
+    if (this.slowdowns.length === 0) return 1;
+    return stragglerSpeedFactor({
+      mode: this.o.job.mode,
+      placement: state.placement,
+      slowdowns: this.slowdowns,
+      t,
+    });
+  }
+
+  /** Which stretch between two slowdown changes `t` is in (the speed is constant within one). */
+  private slowdownEpoch(t: number): number {
+    let n = 0;
+    for (const s of this.slowdowns) {
+      if (t >= s.from) n += 1;
+      if (s.to !== undefined && t >= s.to) n += 1;
+    }
+    return n;
+  }
+
+  /** Job seconds of the next slowdown change after `t` (the driver stops there), or Infinity. */
+  nextSpeedChange(t: number): number {
+    return this.slowdowns.length === 0 ? Infinity : nextSlowdownChange(this.slowdowns, t);
   }
 
   /** Job seconds of the next thing the program does (a line or its exit), or Infinity. */
   nextEventAt(state: SimJobState, now: number): number {
-    const speed = this.currentSpeed(state);
-    if (speed <= 0) return Infinity;
+    const speed = this.currentSpeed(state, Math.max(now, state.pausedUntil));
+    const change = this.nextSpeedChange(now);
+    if (speed <= 0) return change;
     const target = Math.min(this.nextLine, this.totalSteps);
-    return Math.max(now, state.pausedUntil) + Math.max(0, target - this.done) / speed;
+    return Math.min(change, Math.max(now, state.pausedUntil) + Math.max(0, target - this.done) / speed);
   }
 
   /** Progress over [from, to] (none while the restart pause lasts), at most to the next event. */
   advance(state: SimJobState, from: number, to: number): void {
-    const speed = this.currentSpeed(state);
+    const speed = this.currentSpeed(state, Math.max(from, state.pausedUntil));
     if (speed <= 0) return;
     const dt = Math.max(0, to - Math.max(from, state.pausedUntil));
     const target = Math.min(this.nextLine, this.totalSteps);
@@ -113,7 +165,8 @@ export class SimTrainer {
   private logLines(state: SimJobState, wallMs: number, out: [TaskId, MetricsRecord][]): void {
     const shape = state.shape!;
     const { job } = this.o;
-    const speed = this.currentSpeed(state);
+    const now = (wallMs - SIM_ORIGIN_MS) / 1000;
+    const speed = this.currentSpeed(state, now);
     const async = job.mode === 'async';
     // What the runtime divides by (runtime/batch.ts), from the batch size its job spec carries.
     const perWorker = perWorkerBatch(job.mode, Math.max(1, Math.round(job.globalBatch)), shape.workers);
@@ -127,10 +180,18 @@ export class SimTrainer {
     const noisy = clean * (1 + this.truth.convergence.noise * hashedNormal(this.o.seed, job.id, g));
     const loss = Math.max(noisy, clean * 0.05);
     const line = this.lines++;
+    // Slow servers: an async worker on one runs slower on its own; a sync worker's compute before
+    // the barrier is longer while every worker's rate is the job's (the barrier waits for it).
+    const slow = this.slowdowns.length === 0 ? null : workerSlowdowns(this.slowdowns, state.placement, now);
+    const baseStep = async ? shape.workers / this.baseSpeed(state) : 1 / this.baseSpeed(state);
     for (let index = 0; index < shape.workers; index += 1) {
-      const rate =
-        workerSteps *
-        Math.max(0.2, 1 + RECORD_SPEED_NOISE * hashedNormal(this.o.seed, `${job.id}:rate:${index}`, line));
+      const f = slow?.get(index) ?? 1;
+      const noise = Math.max(
+        0.2,
+        1 + RECORD_SPEED_NOISE * hashedNormal(this.o.seed, `${job.id}:rate:${index}`, line),
+      );
+      const rate = (async && slow ? 1 / (baseStep * f) : workerSteps) * noise;
+      const stepTime = slow ? (baseStep * f) / noise : 1 / rate;
       const seq = this.seqs.get(index) ?? 0;
       this.seqs.set(index, seq + 1);
       out.push([
@@ -144,7 +205,7 @@ export class SimTrainer {
           epoch,
           batch,
           samplesPerSec: rate * perWorker,
-          stepTime: 1 / rate,
+          stepTime,
           loss,
           lossName: 'cross-entropy',
           metrics: {},

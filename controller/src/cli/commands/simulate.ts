@@ -34,6 +34,8 @@ interface SimulateFlags {
   minRoundGap?: number;
   measured?: string;
   policyOption: string[];
+  workers?: number;
+  preRunBudget?: number;
 }
 
 function parsePolicies(list: string): string[] {
@@ -114,6 +116,10 @@ async function run(flags: SimulateFlags): Promise<void> {
     restartPauseSec: flags.restartPause,
     ...(flags.minRoundGap === undefined ? {} : { minRoundGapSec: flags.minRoundGap }),
     onRun: bar.onRun,
+    policyOptions,
+    ...(flags.measured === undefined ? {} : { measuredPath: flags.measured }),
+    ...(flags.workers === undefined ? {} : { workers: flags.workers }),
+    ...(flags.preRunBudget === undefined ? {} : { preRunBudget: flags.preRunBudget }),
   };
   const variants: Variant[] = flags.ablation
     ? [...ABLATION_VARIANTS]
@@ -190,6 +196,16 @@ export function registerSimulateCommands(program: Command): void {
       numberFlag('min-round-gap', 0),
     )
     .option('--measured <csv>', 'measured-speeds CSV (default test/data/measured-speeds.csv)')
+    .option(
+      '--pre-run-budget <n>',
+      "sample shapes of each new job's pre-run (0: none; default: the runtime's, 2)",
+      intFlag('pre-run-budget', 0),
+    )
+    .option(
+      '--workers <n>',
+      'worker threads for the runs (default: one per core; 1 runs them one after another)',
+      intFlag('workers'),
+    )
     .option('--json', 'print one JSON document on stdout')
     .action(async (flags: SimulateFlags) => run(flags));
 }

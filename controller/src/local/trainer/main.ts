@@ -45,10 +45,16 @@ function log(line: string): void {
   appendFileSync(cfg.logPath, `${line}\n`);
 }
 
+/**
+ * Checkpoint and exit. The done marker tells the sidecar to deliver the rest of the log and exit
+ * too: the controller writes it as well once we are gone, but a controller that dies in between
+ * (mid-resize, or killed) would otherwise leave the sidecar waiting forever.
+ */
 function stop(): void {
   if (stopping) return;
   stopping = true;
   saveCheckpoint();
+  if (cfg.doneMarker !== null) writeFileSync(cfg.doneMarker, '');
   process.exit(143);
 }
 process.on('SIGTERM', stop);
@@ -56,11 +62,9 @@ process.on('SIGINT', stop);
 
 // Orphaned (the controller died): checkpoint, let the sidecar deliver the rest, and exit, so a
 // crashed controller leaves no training running; its successor resumes from the checkpoint.
-const parent = process.ppid;
+const parent = cfg.parentPid ?? process.ppid;
 setInterval(() => {
-  if (process.ppid === parent) return;
-  if (cfg.doneMarker !== null) writeFileSync(cfg.doneMarker, '');
-  stop();
+  if (process.ppid !== parent) stop();
 }, 500).unref();
 
 async function train(): Promise<void> {

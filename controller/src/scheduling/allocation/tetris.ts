@@ -20,6 +20,7 @@ import { remainingSeconds } from '../core/remaining-time';
 import { bundle, fits, subtract } from '../core/resource-vector';
 import type { JobShape } from '../types';
 import { firstPairs, lastPairs, pairShape } from './pairs';
+import { shapeWords } from '../words';
 
 export interface TetrisOptions {
   /** Stop growing a job when one more pair would not shorten its predicted time (default true). */
@@ -39,7 +40,7 @@ export function tetrisAllocator(options: TetrisOptions = {}): Allocator {
         const shape = pairShape(job, firstPairs(job));
         const need = bundle(job.ps, shape.ps, job.worker, shape.workers);
         if (!Number.isFinite(job.psShare + job.workerShare) || !fits(pool, need)) {
-          waiting.set(job.id, `minimum shape ${shape.ps} PS + ${shape.workers} workers does not fit`);
+          waiting.set(job.id, `minimum shape ${shapeWords(shape.ps, shape.workers)} does not fit`);
           continue;
         }
         subtract(pool, need);

@@ -14,6 +14,7 @@ import { ServerIndex } from './server-index';
 import { shrinkToFit } from './shrink-to-fit';
 import { guardedFit, strandingReserve, type FitTest } from './stranding';
 import { TaskListBuilder } from './task-list';
+import { shapeWords } from '../words';
 
 export interface FewestServersOptions {
   /**
@@ -79,7 +80,7 @@ export function fewestServersPlacer(options: FewestServersOptions = {}): Placer 
           counts = smaller?.counts ?? null;
         }
         if (!counts) {
-          unplaced.set(job.id, `no set of servers can hold ${shape.ps} PS + ${shape.workers} workers`);
+          unplaced.set(job.id, `no set of servers can hold ${shapeWords(shape.ps, shape.workers)}`);
           continue;
         }
         placed.set(job.id, commit(index, job, counts, names));
