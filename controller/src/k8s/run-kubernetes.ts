@@ -220,7 +220,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const offJobs = backend.jobs.onChange(feed);
   feed();
   const token = cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined;
-  const source = bindSource(ctl, () => rt.servers());
+  const source = bindSource(ctl, async () => (await rt.observe()).servers);
   const sampler = startSampler({ source, everyMs: 5000, onError: (err) => log.warn({ err }, 'dashboard') });
   const http: RunningServer = await listen(
     createApp({
