@@ -4,7 +4,7 @@
  * Contract: with `--json`, stdout carries exactly one JSON document; everything else goes to stderr.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { registerBenchCommands } from './commands/bench';
 import { registerEvalCommands } from './commands/eval';
 import { registerKubernetesCommands } from './commands/kubernetes';

@@ -91,7 +91,7 @@ describe('per-job metrics', () => {
   });
 
   it('drops a removed job from every series', async () => {
-    const { controller: c, backend } = buildController({ now: () => wall });
+    const { controller: c } = buildController({ now: () => wall });
     await c.start();
     started.push(c);
     await c.submit(testJobSpec('gone'));

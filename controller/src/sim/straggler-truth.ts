@@ -21,7 +21,7 @@ export interface Slowdown {
   /** Seconds from the trace start; the slowdown holds on [from, to). */
   readonly from: number;
   /** Omitted: to the end of the trace. */
-  readonly to?: number;
+  readonly to?: number | undefined;
   /** ≥ 1: a worker's step time on this server is multiplied by it. */
   readonly factor: number;
 }
