@@ -16,6 +16,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
+import { Ingest } from '../../controller/src/runtime/ingest';
+import { WatermarkPublisher } from '../../controller/src/runtime/watermarks';
+import { decodeMetricsPayload } from '../../shared/src/decode';
 import { buildSidecar, NODE_FLAGS, SIDECAR_BUNDLE } from '../build.mjs';
 import { QUIET_MS_DEFAULT } from '../src/config';
 import { parseBuffer } from '../src/parse/parse-buffer';
@@ -38,6 +41,8 @@ const quietMs = Number(values['quiet-ms'] ?? QUIET_MS_DEFAULT);
 /** Runtime flags for the measured sidecar (default: the production ones), to compare alternatives. */
 const sidecarFlags =
   values['node-flags'] === undefined ? NODE_FLAGS : values['node-flags'].split(/\s+/).filter((f) => f !== '');
+/** The controller's watermark interval in local mode (run-local.ts). */
+const WATERMARK_INTERVAL_MS = 1000;
 const note = (msg: string): void => void process.stderr.write(`${msg}\n`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const clkTck = ((): number => {
@@ -146,16 +151,29 @@ async function tailRun(): Promise<TailFigures> {
   let received = 0;
   let measuring = false;
   const sub = await mqtt.connectAsync(url, { protocolVersion: 4 });
-  sub.on('message', (_t, payload) => {
+  // The subscriber is the controller's own intake, confirming what it received with watermarks at the
+  // production interval (ADR 0012): end-to-end acknowledgement is part of what the sidecar costs.
+  const watermarks = new WatermarkPublisher({
+    publisher: {
+      publish: (topic, payload, { retain }) =>
+        sub.publishAsync(topic, payload, { qos: 1, retain }).then(() => {}),
+    },
+    durable: () => Promise.resolve(true),
+    intervalMs: WATERMARK_INTERVAL_MS,
+  });
+  const ingest = new Ingest({ onRecord: () => 'stored', onStatus: () => {} });
+  ingest.listen(watermarks);
+  sub.on('message', (topic, payload) => {
     const now = performance.now();
-    const rec = JSON.parse(payload.toString()) as {
-      epoch: number | null;
-      batch: number | null;
-      kind: string;
-    };
-    received++;
-    const at = written.get(rec.batch ?? -1);
-    if (measuring && rec.kind === 'batch' && at !== undefined) latencies.push(now - at);
+    ingest.handle(topic, payload);
+    const m = decodeMetricsPayload(payload);
+    if (!m.ok) return;
+    for (const r of m.records) {
+      if (!r.ok) continue;
+      received++;
+      const at = written.get(r.value.batch ?? -1);
+      if (measuring && r.value.kind === 'batch' && at !== undefined) latencies.push(now - at);
+    }
   });
   await sub.subscribeAsync('optimus/v1/+/+/+/+/metrics', { qos: 1 });
   const child = spawn(
@@ -241,6 +259,7 @@ async function tailRun(): Promise<TailFigures> {
   child.kill('SIGTERM');
   await Promise.race([new Promise((r) => child.once('exit', r)), sleep(3000)]);
   child.kill('SIGKILL');
+  await watermarks.stop();
   await sub.endAsync(true);
   server.close();
   await new Promise<void>((r) => broker.close(() => r()));

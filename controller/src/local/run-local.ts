@@ -14,7 +14,9 @@ import { Controller } from '../runtime/controller';
 import type { Core } from '../runtime/core';
 import { defaultCore } from '../runtime/default-core';
 import { jobIdOf, parseJobSpec } from '../runtime/job-spec';
-import { connectBridge, type MqttBridge } from '../runtime/mqtt-bridge';
+import { createBridge, type MqttBridge } from '../runtime/mqtt-bridge';
+import { WatermarkPublisher } from '../runtime/watermarks';
+import { CONTROLLER_STATUS_TOPIC } from '../../../shared/src/topics';
 import { LocalBackend, type LocalServer } from './backend';
 import { ensureBrokerProcess, type BrokerProcess } from './broker-process';
 import { DEMO_SERVERS, type WorkloadJob } from './demo-workload';
@@ -22,6 +24,11 @@ import { FileStore } from './file-store';
 import { PidRegistry } from './processes';
 import { runSummary, type RunSummary } from './summary';
 import { buildTrainer } from './trainer-bundle';
+
+/** How often the controller tells sidecars what it has stored (one watermark per task per interval). */
+const WATERMARK_INTERVAL_MS = 1000;
+
+const statusPayload = (id: string): string => JSON.stringify({ v: 1, state: 'online', ts: Date.now(), id });
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 export const SIDECAR_BUNDLE = join(repoRoot, 'sidecar', 'dist', 'sidecar.cjs');
@@ -50,6 +57,8 @@ export interface LocalOptions {
   /** External broker; the embedded one when undefined. */
   readonly brokerUrl?: string | undefined;
   readonly httpPort: number;
+  /** Address the API listens on: loopback unless told otherwise (it can submit and delete jobs). */
+  readonly httpHost?: string | undefined;
   readonly token?: string | undefined;
   readonly logLevel: string;
   readonly sidecarScript?: string;
@@ -77,7 +86,16 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   const reaped = await pids.reapOrphans(marker);
   if (reaped > 0) log.warn({ reaped }, 'stopped processes a previous controller left running');
   mkdirSync(join(dir, 'bin'), { recursive: true });
-  const broker: BrokerProcess | null = o.brokerUrl ? null : await ensureBrokerProcess({ dir, marker });
+  const broker: BrokerProcess | null = o.brokerUrl
+    ? null
+    : await ensureBrokerProcess({
+        dir,
+        marker,
+        onRestart: ({ restarts, error }) =>
+          error === undefined
+            ? log.warn({ restarts }, 'the embedded broker died; started it again on the same port')
+            : log.error({ err: error }, 'the embedded broker died and could not be started again; retrying'),
+      });
   if (broker?.reused) log.warn({ url: broker.url }, 'reusing the broker of the previous controller');
   const brokerUrl = o.brokerUrl ?? broker!.url;
   const backend = new LocalBackend({
@@ -93,13 +111,15 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   });
   const store = new FileStore(join(dir, 'store'));
   let controller: Controller | null = null;
-  const early: [string, Uint8Array][] = [];
-  const bridge: MqttBridge = await connectBridge({
+  // Opened only once the runtime is ready: until then the broker keeps the persistent session's
+  // queued records, unacknowledged (ADR 0012).
+  const bridge: MqttBridge = createBridge({
     url: brokerUrl,
     // A stable id: the broker keeps this persistent session's QoS 1 messages across a crash.
     clientId: 'optimus-controller-local',
-    onMessage: (t, p) => (controller?.ready ? controller.handleMessage(t, p) : early.push([t, p])),
+    onMessage: (t, p) => controller?.handleMessage(t, p),
     onError: (err) => log.warn({ err }, 'mqtt connection'),
+    birth: () => ({ topic: CONTROLLER_STATUS_TOPIC, payload: statusPayload('local') }),
   });
   const ctl = new Controller({
     core: o.core ?? defaultCore(o.policy),
@@ -116,11 +136,19 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   const drained = await backend.drainLeftovers();
   if (drained > 0) log.warn({ drained }, 'delivered what the sidecars of an earlier run still held');
   await ctl.start(backend.running());
-  for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
+  const watermarks = new WatermarkPublisher({
+    publisher: bridge,
+    durable: () => store.durable(),
+    intervalMs: WATERMARK_INTERVAL_MS,
+    onError: (err) => log.warn({ err }, 'watermarks'),
+  });
+  ctl.ingest.listen(watermarks);
+  await bridge.open();
   const arrivals = scheduleWorkload(ctl, o.workload, log);
   const http = await listen(
     createApp({ runtime: ctl, token: o.token, logError: (err) => log.error({ err }, 'api error') }),
     o.httpPort,
+    o.httpHost ?? '127.0.0.1',
   );
   log.info({ api: http.url, broker: brokerUrl, stateDir: dir }, 'local mode ready');
 
@@ -142,6 +170,7 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
         await http.close();
         log.info('stopping: jobs (checkpoint) and sidecars (drain)');
         await backend.close();
+        await watermarks.stop();
         await bridge.close();
         await store.close();
         log.info('stopping: broker');

@@ -10,7 +10,7 @@ import type { Backend, JobOutcome, RuntimeDocument, StateStore, StoredRecord } f
 import type { Clock } from './clock';
 import type { Core, CurrentJob } from './core';
 import { EventHub } from './events';
-import { Ingest } from './ingest';
+import { Ingest, type SinkOutcome } from './ingest';
 import { jobReport, jobView, planMessage, type JobEntry } from './job-entry';
 import {
   isOwnRecord,
@@ -79,8 +79,9 @@ export class Controller {
     this.metrics = createMetrics(() => this.phaseCounts());
     this.ingest = new Ingest(
       { onRecord: (t, r) => this.onRecord(t, r, !this.replaying), onStatus: () => {} },
-      (reason, topic, detail) => {
+      (reason, topic, detail, field) => {
         this.metrics.messagesRejected.inc({ reason });
+        if (reason === 'out-of-range' && field) this.metrics.recordsOutOfRange.inc({ field });
         this.o.log.debug({ reason, topic, detail }, 'message rejected');
       },
       (err) => this.o.log.warn({ err }, 'a valid record could not be used'),
@@ -118,7 +119,9 @@ export class Controller {
   handleMessage(topic: string, payload: Uint8Array): void {
     const before = this.ingest.counters().received;
     this.ingest.handle(topic, payload);
-    if (this.ingest.counters().received > before) this.metrics.messagesReceived.inc();
+    // A v2 message carries several records: count each accepted one.
+    const added = this.ingest.counters().received - before;
+    if (added > 0) this.metrics.messagesReceived.inc(added);
   }
 
   async submit(spec: JobSpec): Promise<Record<string, unknown>> {
@@ -303,9 +306,10 @@ export class Controller {
     return stale;
   }
 
-  private onRecord(task: TaskId, record: MetricsRecord, live: boolean): void {
+  private onRecord(task: TaskId, record: MetricsRecord, live: boolean): SinkOutcome {
     const e = this.entries.get(`${task.namespace}/${task.job}`);
-    if (!e) throw new Error(`record for unknown job ${task.namespace}/${task.job}`);
+    // Counted by the ingest (`unknown-job`), not stored: the sidecar keeps it and sends it again.
+    if (!e) return 'unknown-job';
     const { incarnation } = e.rec;
     if (live) this.o.store.appendRecord({ task, record, ...(incarnation !== undefined && { incarnation }) });
     e.obs.add(task, record, e.rec.spans);
@@ -313,6 +317,7 @@ export class Controller {
       const target = (this.o.preRunRecordsPerWorker ?? 3) * e.rec.current.shape.workers;
       if (e.obs.samplesInSpan(e.rec.spans.length - 1) >= target) this.requestRound('pre-run', 50);
     }
+    return 'stored';
   }
 
   private onJobFinished(id: string, outcome: JobOutcome): void {

@@ -25,7 +25,7 @@ const build = () => {
   const records: [TaskId, MetricsRecord][] = [];
   const statuses: string[] = [];
   const ingest = new Ingest({
-    onRecord: (t, r) => records.push([t, r]),
+    onRecord: (t, r) => void records.push([t, r]),
     onStatus: (_t, s) => statuses.push(s.state),
   });
   return { ingest, records, statuses };

@@ -20,6 +20,7 @@ interface LocalFlags {
   policy?: string;
   broker?: string;
   port?: number;
+  host: string;
   stateDir: string;
   fresh?: boolean;
 }
@@ -57,6 +58,11 @@ export function registerLocalCommands(program: Command): void {
       brokerFlag,
     )
     .option('--port <port>', 'HTTP API port, 0 = any free (env OPTIMUS_HTTP_PORT)', intFlag('port', 0))
+    .option(
+      '--host <address>',
+      'address the HTTP API listens on; loopback by default, since the API can submit and delete jobs',
+      '127.0.0.1',
+    )
     .option('--state-dir <dir>', 'where state, logs and job files live', '.optimus/local')
     .option('--fresh', 'discard the state of an earlier run first')
     .action(async (flags: LocalFlags) => {
@@ -94,6 +100,7 @@ export function registerLocalCommands(program: Command): void {
         policy: cfg.policy,
         brokerUrl: cfg.brokerUrl,
         httpPort: cfg.httpPort,
+        httpHost: flags.host,
         token: cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined,
         logLevel:
           flags.json || process.stderr.isTTY ? (process.env['OPTIMUS_LOG_LEVEL'] ?? 'warn') : cfg.logLevel,
