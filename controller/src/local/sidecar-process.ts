@@ -42,6 +42,10 @@ export function spawnSidecar(o: SidecarLaunch): Spawned {
     // Local runs are short and time is accelerated: notice the done marker and reconnect quickly.
     OPTIMUS_POLL_MS: '200',
     OPTIMUS_RECONNECT_MAX_MS: '1000',
+    // A sidecar that drains a log while no controller listens (after a crash) must not wait long for
+    // confirmations: the broker queues its records, its outbox keeps them, and the next sidecar of
+    // the task (or the next drain) sends them again until the controller confirms (ADR 0012).
+    OPTIMUS_CONFIRM_WAIT_SEC: '2',
     OPTIMUS_LOCAL_MARKER: o.marker,
   };
   return spawnNode({ script: o.script, args, env, stderrFile: files.stderr(`sidecar-${index}`) });

@@ -37,7 +37,7 @@ export function registerLocalCommands(program: Command): void {
   program
     .command('local')
     .description('run Optimus locally: embedded broker, emulated servers and MXNet trainers, real sidecars')
-    .option('--workload <name>', 'workload to submit: demo (5 jobs) or small (3 jobs)', 'demo')
+    .option('--workload <name>', 'workload to submit: demo (5 jobs), small (3 jobs) or none (jobs come over the API)', 'demo')
     .option('--exit-when-done', 'exit once every job has finished')
     .option('--json', 'with --exit-when-done: print the run summary as one JSON document')
     .option('--time-scale <x>', 'job seconds per wall second', numberFlag('time-scale', 0.01, 1000), 20)
