@@ -87,6 +87,9 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
       checkDone();
     },
   });
+  // Saved once now: the state file takes its only block while there is room; later saves rewrite it
+  // in place, so a disk that fills up later cannot refuse them (and the outbox can be emptied).
+  saveNow();
   courier.enqueueAll(pendingAtStart);
 
   let finishedReading = false;

@@ -96,3 +96,19 @@ describe('StateStore', () => {
     expect(Number.isSafeInteger(freshSeq(Date.UTC(2200, 0)))).toBe(true);
   });
 });
+
+describe('Outbox on a full disk', () => {
+  it('refuses an append (no throw) on ENOSPC and says so, then compacts at every confirmation', () => {
+    // /dev/full answers every write with ENOSPC, like a filesystem with no free block.
+    const o = new Outbox('/dev/full');
+    expect(o.append([entry(1)])).toBe(false);
+    expect(o.lastError?.code).toBe('ENOSPC');
+    expect(o.underPressure).toBe(true);
+    const file = path.join(tmp(), 'o.jsonl');
+    const small = new Outbox(file);
+    small.append([entry(1), entry(2)]);
+    small.underPressure = true; // as after a refused append
+    small.compact([], () => true);
+    expect(fs.statSync(file).size).toBe(0);
+  });
+});

@@ -73,8 +73,10 @@ export class Outbox {
     }
     if (written === text.length) {
       this.bytes += written;
+      this.underPressure = false;
       return true;
     }
+    this.underPressure = true;
     this.lastError ??= Object.assign(new Error('short write'), { code: 'ENOSPC' });
     // A torn entry at the end would be skipped on load, but one glued to the next append would not.
     if (written > 0 && this.fd !== null) {
@@ -89,6 +91,11 @@ export class Outbox {
 
   /** The error of the last failed append, for logs. */
   lastError: NodeJS.ErrnoException | null = null;
+  /**
+   * True after an append failed (the disk is full): compaction then runs at every confirmation, not
+   * only past REWRITE_BYTES, since the space the confirmed entries hold may be what the disk lacks.
+   */
+  underPressure = false;
 
   /**
    * Called after confirmations with the entries still pending. Empties or rewrites the file when it
@@ -96,7 +103,8 @@ export class Outbox {
    * sequence number is never reused. A failure leaves the file as it was: it only grows.
    */
   compact(pending: readonly OutboxEntry[], beforeShrink: () => boolean): void {
-    if (this.path === null || this.bytes < REWRITE_BYTES) return;
+    if (this.path === null || this.bytes === 0) return;
+    if (this.bytes < REWRITE_BYTES && !this.underPressure) return;
     if (!beforeShrink()) return;
     try {
       if (pending.length === 0) {
