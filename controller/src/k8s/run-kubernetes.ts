@@ -18,8 +18,13 @@ import type { RunningServer } from '../http/serve';
 import { scaledClock } from '../runtime/clock';
 import { Controller } from '../runtime/controller';
 import { defaultCore } from '../runtime/default-core';
-import { connectBridge } from '../runtime/mqtt-bridge';
+import { createBridge } from '../runtime/mqtt-bridge';
 import type { MqttBridge } from '../runtime/mqtt-bridge';
+import { WatermarkPublisher } from '../runtime/watermarks';
+import { CONTROLLER_STATUS_TOPIC } from '../../../shared/src/topics';
+import { withBrokerAccess } from '../broker-access/with-broker-access';
+import type { JobAccess } from '../broker-access/job-access';
+import { brokerAccess } from './broker-access';
 import { checkpointFromMessage } from './checkpoint-feed';
 import { EVENT_REASON, registerEventMetrics } from './events';
 import { ClusterStore } from './cluster-store';
@@ -32,6 +37,8 @@ import { KubernetesRuntimeBackend } from './runtime-backend';
 import { DEFAULT_SIDECAR_RESOURCES } from './webhook/sidecar-config';
 
 const FEED_RETRY_MS = 5000;
+/** The cluster store's own flush period: each watermark waits for one flush (cluster-store.ts). */
+const DEFAULT_WATERMARK_INTERVAL_MS = 5000;
 
 export interface KubernetesRunOptions {
   readonly cfg: ControllerConfig;
@@ -70,6 +77,7 @@ function webhookOptions(cfg: ControllerConfig) {
           : DEFAULT_SIDECAR_RESOURCES,
         brokerUrl,
         ...(cfg.sidecarCredentialsSecret ? { credentialsSecret: cfg.sidecarCredentialsSecret } : {}),
+        ...(cfg.brokerIdentities === 'dynsec' ? { perJobCredentials: true } : {}),
         native: 'auto' as const,
       },
     },
@@ -113,28 +121,35 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     ...o.store,
   });
   let controller: Controller | null = null;
-  // The persistent session delivers what queued while no controller listened right after the
-  // CONNACK, before the runtime is ready; mqtt.js acknowledges those, so they are kept here.
-  const early: [string, Uint8Array][] = [];
-  const bridge: MqttBridge = await connectBridge({
+  const password = cfg.brokerPasswordFile
+    ? readSecretFile(cfg.brokerPasswordFile, 'OPTIMUS_BROKER_PASSWORD_FILE')
+    : undefined;
+  let access: JobAccess | null = null;
+  // One client id for every replica: this leader resumes the persistent session — and the records
+  // queued in it — of the one before (issue 13). Opened only once the runtime is ready, so nothing is
+  // acknowledged to the broker before it is stored (ADR 0012).
+  const bridge: MqttBridge = createBridge({
     url: cfg.brokerUrl,
-    clientId: `optimus-controller-${identity}`,
+    clientId: cfg.brokerClientId,
     username: cfg.brokerUsername,
-    password: cfg.brokerPasswordFile
-      ? readSecretFile(cfg.brokerPasswordFile, 'OPTIMUS_BROKER_PASSWORD_FILE')
-      : undefined,
+    password,
     ca: cfg.brokerCaFile ? readFileSync(cfg.brokerCaFile, 'utf8') : undefined,
     onMessage: (topic, payload) => {
       const cp = checkpointFromMessage(topic, payload);
       if (cp) backend.checkpoints.record(cp.jobId, cp.atMs);
-      if (controller?.ready) controller.handleMessage(topic, payload);
-      else early.push([topic, payload]);
+      controller?.handleMessage(topic, payload);
     },
     onError: (err) => log.warn({ err }, 'mqtt connection'),
+    birth: () => ({
+      topic: CONTROLLER_STATUS_TOPIC,
+      payload: JSON.stringify({ v: 1, state: 'online', ts: Date.now(), id: identity }),
+    }),
+    onConnect: () => void access?.reconcile(),
   });
+  access = brokerAccess({ cfg, backend, client: bridge.client, password, log });
   const ctl = new Controller({
     core: defaultCore(cfg.policy),
-    backend: rt,
+    backend: access ? withBrokerAccess(rt, access) : rt,
     store,
     publisher: bridge,
     clock: (origin) => scaledClock({ scale: 1, originMs: origin ?? Date.now() }),
@@ -146,7 +161,19 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   controller = ctl;
   registerEventMetrics(ctl.metrics.registry, backend.events);
   await ctl.start(rt.running());
-  for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
+  // A watermark tells the sidecars what they may forget: only after the ConfigMaps hold it.
+  const watermarks = new WatermarkPublisher({
+    publisher: bridge,
+    durable: () => store.durable(),
+    intervalMs: o.store?.flushMs ?? DEFAULT_WATERMARK_INTERVAL_MS,
+    onError: (err) => log.warn({ err }, 'watermarks'),
+  });
+  ctl.ingest.listen(watermarks);
+  await bridge.open();
+  if (access && cfg.brokerProbeJob) {
+    const [namespace = '', job = ''] = cfg.brokerProbeJob.split('/');
+    await access.grant({ namespace, job, maxPs: 0, maxWorkers: 1 }, 5000);
+  }
   const jobApi = new JobApi(backend.clients);
   // Injected sidecars request resources in every PS/worker pod: the policy must count them.
   const podOverhead = cfg.sidecarImage ? sidecarRequests(cfg.sidecarResources) : {};
@@ -200,6 +227,8 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
       await ctl.stop();
       await http.close();
       await rt.close();
+      await watermarks.stop();
+      access?.close();
       await bridge.close();
       await store.close();
       await backend.stop();

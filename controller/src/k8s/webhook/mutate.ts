@@ -18,6 +18,7 @@ import {
   LOG_VOLUME,
   SIDECAR_NAME,
 } from '../names';
+import { jobBrokerSecretName } from '../broker-credentials';
 import type { SidecarConfig } from './sidecar-config';
 import { CREDENTIALS_DIR, CREDENTIALS_VOLUME, SIDECAR_DONE_FILE, SIDECAR_STATE_DIR } from './sidecar-config';
 
@@ -31,6 +32,12 @@ export const wantsInjection = (pod: V1Pod): boolean =>
 
 const hasSidecar = (pod: V1Pod): boolean =>
   [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].some((c) => c.name === SIDECAR_NAME);
+
+/** The Secret the sidecar's broker password comes from, if any. */
+function credentialsSecretOf(pod: V1Pod, cfg: SidecarConfig): string | undefined {
+  if (cfg.perJobCredentials) return jobBrokerSecretName(pod.metadata?.labels?.[LABEL_JOB] ?? '');
+  return cfg.credentialsSecret;
+}
 
 function sidecarEnv(pod: V1Pod, namespace: string, cfg: SidecarConfig): V1EnvVar[] {
   const labels = pod.metadata?.labels ?? {};
@@ -47,7 +54,10 @@ function sidecarEnv(pod: V1Pod, namespace: string, cfg: SidecarConfig): V1EnvVar
   ];
   if (ann[ANNOTATION_BATCH_SIZE]) env.push({ name: 'OPTIMUS_BATCH_SIZE', value: ann[ANNOTATION_BATCH_SIZE] });
   if (ann[ANNOTATION_LOG_FORMAT]) env.push({ name: 'OPTIMUS_LOG_FORMAT', value: ann[ANNOTATION_LOG_FORMAT] });
-  if (cfg.credentialsSecret) {
+  // Per-job identities: the sidecar's user name is its task's client id (it derives it itself).
+  if (cfg.perJobCredentials)
+    env.push({ name: 'OPTIMUS_BROKER_PASSWORD_FILE', value: `${CREDENTIALS_DIR}/password` });
+  else if (cfg.credentialsSecret) {
     env.push(
       {
         name: 'OPTIMUS_BROKER_USERNAME',
@@ -67,7 +77,7 @@ function sidecarContainer(pod: V1Pod, namespace: string, cfg: SidecarConfig): V1
     resources: cfg.resources,
     volumeMounts: [
       { name: LOG_VOLUME, mountPath: LOG_DIR },
-      ...(cfg.credentialsSecret
+      ...(credentialsSecretOf(pod, cfg)
         ? [{ name: CREDENTIALS_VOLUME, mountPath: CREDENTIALS_DIR, readOnly: true }]
         : []),
     ],
@@ -99,10 +109,11 @@ export function mutate(pod: V1Pod, namespace: string, cfg: SidecarConfig): Mutat
   const volumes = [...(spec.volumes ?? [])];
   if (!volumes.some((v) => v.name === LOG_VOLUME))
     volumes.push({ name: LOG_VOLUME, emptyDir: { sizeLimit: '256Mi' } });
-  if (cfg.credentialsSecret && !volumes.some((v) => v.name === CREDENTIALS_VOLUME))
+  const secretName = credentialsSecretOf(pod, cfg);
+  if (secretName && !volumes.some((v) => v.name === CREDENTIALS_VOLUME))
     volumes.push({
       name: CREDENTIALS_VOLUME,
-      secret: { secretName: cfg.credentialsSecret, items: [{ key: 'password', path: 'password' }] },
+      secret: { secretName, items: [{ key: 'password', path: 'password' }] },
     });
   const sidecar = sidecarContainer(pod, namespace, cfg);
   const containers = spec.containers.map(withLogMount);
