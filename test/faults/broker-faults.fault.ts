@@ -5,7 +5,7 @@
  * (persistence on a volume, saved on every change, dynamic security) is killed and restarted by the
  * test. In both, every record the sidecars numbered is stored once.
  */
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,9 +13,12 @@ import { killAll, sleep, until } from './harness/children';
 import { killLocalProcesses, startLocal, storedRecords } from './harness/local-mode';
 import { recordFault } from './harness/tally';
 import { spyOnWire } from './harness/wire-spy';
+import { hasMosquitto, startChartMosquitto, type ChartMosquitto } from '../chart/chart-mosquitto';
 
 const dirs: string[] = [];
+const brokers: ChartMosquitto[] = [];
 afterAll(async () => {
+  for (const b of brokers) await b.stop();
   for (const d of dirs) killLocalProcesses(d);
   await killAll();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -82,4 +85,65 @@ describe('broker kill -9', () => {
     });
     await spy.close();
   });
+
+  it.skipIf(!hasMosquitto)(
+    "Mosquitto with the chart's rendered configuration, twice: nothing lost, per-job identities throughout",
+    async () => {
+      const mosq = await startChartMosquitto();
+      brokers.push(mosq);
+      const dir = mkdtempSync(join(tmpdir(), 'fault-mosquitto-'));
+      dirs.push(dir);
+      // Outside the state directory, which --fresh empties.
+      const passwordFile = join(mosq.dir, 'controller.password');
+      writeFileSync(passwordFile, mosq.config.controller.password);
+      const run = startLocal(
+        dir,
+        [
+          '--workload',
+          'small',
+          '--time-scale',
+          '30',
+          '--fresh',
+          '--exit-when-done',
+          '--json',
+          '--broker',
+          mosq.url,
+        ],
+        {
+          OPTIMUS_BROKER_USERNAME: mosq.config.controller.username,
+          OPTIMUS_BROKER_PASSWORD_FILE: passwordFile,
+          OPTIMUS_BROKER_IDENTITIES: 'dynsec',
+        },
+      );
+      const spy = await spyOnWire(mosq.url, { ...mosq.config.controller });
+      for (let kill = 1; kill <= 2; kill++) {
+        const before = total(dir);
+        await until('observations', () => total(dir) >= before + 80, 90_000);
+        await mosq.kill9();
+        await sleep(1000); // sidecars and the controller lose the broker; the trainers keep logging
+        await mosq.restart();
+      }
+      const code = await run.child.exit;
+      expect({ code, stderr: code === 0 ? '' : run.child.stderr().slice(-3000) }).toEqual({
+        code: 0,
+        stderr: '',
+      });
+      const summary = JSON.parse(run.child.stdout()) as Summary;
+      expect(summary.messages.lost).toBe(0);
+      for (const j of summary.jobs) expect(j.jct, j.name).toBeGreaterThan(0);
+      expect(total(dir)).toBe(summary.messages.received);
+      expect(spy.conflicts()).toEqual([]);
+      // Every sidecar logged in as its own task (the only identities the broker has for them).
+      const sidecarLogins = readFileSync(join(mosq.dir, 'mosquitto/data/dynamic-security.json'), 'utf8');
+      expect(sidecarLogins).toMatch(/"username":\s*"optimus\.default\.alpha\.worker\.0"/);
+      recordFault({
+        row: "Mosquitto kill -9 (×2), chart's configuration",
+        sent: summary.messages.received + summary.messages.lost,
+        received: summary.messages.received,
+        lost: summary.messages.lost,
+        reused: spy.conflicts().length,
+      });
+      await spy.close();
+    },
+  );
 });

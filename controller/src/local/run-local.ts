@@ -16,7 +16,12 @@ import { defaultCore } from '../runtime/default-core';
 import { jobIdOf, parseJobSpec } from '../runtime/job-spec';
 import { createBridge, type MqttBridge } from '../runtime/mqtt-bridge';
 import { WatermarkPublisher } from '../runtime/watermarks';
-import { CONTROLLER_STATUS_TOPIC } from '../../../shared/src/topics';
+import { DynsecClient } from '../broker-access/dynsec-client';
+import { FileCredentials } from '../broker-access/file-credentials';
+import { DynsecIdentities } from '../broker-access/identities';
+import { JobAccess } from '../broker-access/job-access';
+import { withBrokerAccess } from '../broker-access/with-broker-access';
+import { CONTROLLER_STATUS_TOPIC, type TaskId } from '../../../shared/src/topics';
 import { LocalBackend, type LocalServer } from './backend';
 import { ensureBrokerProcess, type BrokerProcess } from './broker-process';
 import { DEMO_SERVERS, type WorkloadJob } from './demo-workload';
@@ -56,6 +61,11 @@ export interface LocalOptions {
   readonly policy: string;
   /** External broker; the embedded one when undefined. */
   readonly brokerUrl?: string | undefined;
+  /** The controller's credentials on an external broker. */
+  readonly brokerUsername?: string | undefined;
+  readonly brokerPassword?: string | undefined;
+  /** `dynsec`: administer the external Mosquitto's identities, one per task of each job (ADR 0013). */
+  readonly brokerIdentities?: 'none' | 'dynsec';
   readonly httpPort: number;
   /** Address the API listens on: loopback unless told otherwise (it can submit and delete jobs). */
   readonly httpHost?: string | undefined;
@@ -98,11 +108,16 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
       });
   if (broker?.reused) log.warn({ url: broker.url }, 'reusing the broker of the previous controller');
   const brokerUrl = o.brokerUrl ?? broker!.url;
+  const credentials = o.brokerIdentities === 'dynsec' ? new FileCredentials(join(dir, 'credentials')) : null;
   const backend = new LocalBackend({
     servers: o.servers ?? DEMO_SERVERS,
     root: join(dir, 'jobs'),
     trainerScript: await buildTrainer(join(dir, 'bin')),
-    sidecar: { script: o.sidecarScript ?? (await ensureSidecarBundle(log)), brokerUrl },
+    sidecar: {
+      script: o.sidecarScript ?? (await ensureSidecarBundle(log)),
+      brokerUrl,
+      ...(credentials ? { credentials: (task: TaskId) => credentials.sidecarEnv(task) } : {}),
+    },
     timeScale: o.timeScale,
     restartCostSec: o.restartCostSec,
     pids,
@@ -111,19 +126,33 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   });
   const store = new FileStore(join(dir, 'store'));
   let controller: Controller | null = null;
+  let access: JobAccess | null = null;
   // Opened only once the runtime is ready: until then the broker keeps the persistent session's
   // queued records, unacknowledged (ADR 0012).
   const bridge: MqttBridge = createBridge({
     url: brokerUrl,
     // A stable id: the broker keeps this persistent session's QoS 1 messages across a crash.
     clientId: 'optimus-controller-local',
+    username: o.brokerUsername,
+    password: o.brokerPassword,
     onMessage: (t, p) => controller?.handleMessage(t, p),
     onError: (err) => log.warn({ err }, 'mqtt connection'),
     birth: () => ({ topic: CONTROLLER_STATUS_TOPIC, payload: statusPayload('local') }),
+    onConnect: () => void access?.reconcile(),
   });
+  if (credentials) {
+    if (!o.brokerUsername || !o.brokerPassword)
+      throw new Error("broker identities (dynsec) need the controller's broker user name and password");
+    access = new JobAccess({
+      identities: new DynsecIdentities(new DynsecClient(bridge.client), o.brokerUsername),
+      credentials,
+      key: `optimus-job-credentials:${o.brokerPassword}`,
+      onError: (err, job) => log.warn({ err, job }, 'broker access'),
+    });
+  }
   const ctl = new Controller({
     core: o.core ?? defaultCore(o.policy),
-    backend,
+    backend: access ? withBrokerAccess(backend, access) : backend,
     store,
     publisher: bridge,
     clock: (origin) => scaledClock({ scale: o.timeScale, originMs: origin ?? Date.now() }),
@@ -171,6 +200,7 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
         log.info('stopping: jobs (checkpoint) and sidecars (drain)');
         await backend.close();
         await watermarks.stop();
+        access?.close();
         await bridge.close();
         await store.close();
         log.info('stopping: broker');

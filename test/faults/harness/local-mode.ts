@@ -37,6 +37,7 @@ export function startLocal(
     { cwd: REPO, env: { ...process.env, OPTIMUS_LOG_LEVEL: 'warn', ...env } },
   );
   const ready = child.waitFor(/API at (http:\/\/[^\s]+) .* broker (mqtt:\/\/\S+)/, 90_000);
+  ready.catch(() => undefined); // reported to whoever asks for the API or the broker
   return {
     child,
     api: async () => (await ready)[1] as string,

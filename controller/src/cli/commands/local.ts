@@ -37,7 +37,11 @@ export function registerLocalCommands(program: Command): void {
   program
     .command('local')
     .description('run Optimus locally: embedded broker, emulated servers and MXNet trainers, real sidecars')
-    .option('--workload <name>', 'workload to submit: demo (5 jobs), small (3 jobs) or none (jobs come over the API)', 'demo')
+    .option(
+      '--workload <name>',
+      'workload to submit: demo (5 jobs), small (3 jobs) or none (jobs come over the API)',
+      'demo',
+    )
     .option('--exit-when-done', 'exit once every job has finished')
     .option('--json', 'with --exit-when-done: print the run summary as one JSON document')
     .option('--time-scale <x>', 'job seconds per wall second', numberFlag('time-scale', 0.01, 1000), 20)
@@ -99,6 +103,11 @@ export function registerLocalCommands(program: Command): void {
         restartCostSec: cfg.restartCostSec,
         policy: cfg.policy,
         brokerUrl: cfg.brokerUrl,
+        brokerUsername: cfg.brokerUsername,
+        brokerPassword: cfg.brokerPasswordFile
+          ? readSecretFile(cfg.brokerPasswordFile, 'OPTIMUS_BROKER_PASSWORD_FILE')
+          : undefined,
+        brokerIdentities: cfg.brokerIdentities,
         httpPort: cfg.httpPort,
         httpHost: flags.host,
         token: cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined,
@@ -128,8 +137,10 @@ export function registerLocalCommands(program: Command): void {
         await stopped;
       }
       view?.stop();
-      const summary = run.summary();
+      // After stopping: the sidecars deliver the last records of a finished job while they drain, and
+      // the accounting (sent vs received) must include them.
       await run.stop();
+      const summary = run.summary();
       if (flags.json) {
         const { perTask: _perTask, ...rest } = summary;
         printJson(rest);
