@@ -169,14 +169,19 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     onError: (err) => log.warn({ err }, 'watermarks'),
   });
   ctl.ingest.listen(watermarks);
+  // Injected sidecars request resources in every PS/worker pod: the policy must count them.
+  const podOverhead = cfg.sidecarImage ? sidecarRequests(cfg.sidecarResources) : {};
+  // Every OptimusJob known before the queue is taken over: a record queued for a job the store did
+  // not hold yet (a leader that died before its first flush) would otherwise arrive for an unknown job.
+  await syncJobs(ctl, backend.jobs.list(), podOverhead).catch((err: unknown) =>
+    log.warn({ err }, 'job sync'),
+  );
   await bridge.open();
   if (access && cfg.brokerProbeJob) {
     const [namespace = '', job = ''] = cfg.brokerProbeJob.split('/');
     await access.grant({ namespace, job, maxPs: 0, maxWorkers: 1 }, 5000);
   }
   const jobApi = new JobApi(backend.clients);
-  // Injected sidecars request resources in every PS/worker pod: the policy must count them.
-  const podOverhead = cfg.sidecarImage ? sidecarRequests(cfg.sidecarResources) : {};
   let retry: NodeJS.Timeout | undefined;
   const feed = debounce(
     async () => {

@@ -17,8 +17,14 @@ export async function publishForgetfully(
   url: string,
   task: TaskId,
   everyMs: number,
+  auth: { username: string; password: string } | null = null,
 ): Promise<ForgetfulPublisher> {
-  const client = await mqtt.connectAsync(url, { clientId: `forgetful-${task.index}`, reconnectPeriod: 200 });
+  // With per-task identities the client id must be the task's (the broker binds them).
+  const client = await mqtt.connectAsync(url, {
+    clientId: auth?.username ?? `forgetful-${task.index}`,
+    reconnectPeriod: 200,
+    ...(auth ?? {}),
+  });
   const acknowledged: number[] = [];
   let seq = 0;
   let stopped = false;
