@@ -1,6 +1,6 @@
 /**
  * `npm run bench:sidecar -- [--json] [--duration <s>] [--lines <n>] [--rate <lines/s>]
- *   [--quiet-ms <ms>] [--node-flags=<flags>]`
+ *   [--quiet-ms <ms>] [--idle <s>] [--node-flags=<flags>]`
  *
  * Measures in one run: parse throughput over a generated MXNet log; steady RSS and CPU of the bundled
  * sidecar (run with its production Node flags unless `--node-flags` says otherwise) tailing a log that
@@ -32,12 +32,15 @@ const { values } = parseArgs({
     rate: { type: 'string' },
     'node-flags': { type: 'string' },
     'quiet-ms': { type: 'string' },
+    idle: { type: 'string' },
   },
 });
 const durationSec = Number(values.duration ?? 60);
 const parseLines = Number(values.lines ?? 1_000_000);
 const rate = Number(values.rate ?? 100);
 const quietMs = Number(values['quiet-ms'] ?? QUIET_MS_DEFAULT);
+/** Seconds without new lines over which the idle CPU is measured (after the stream stops). */
+const idleSec = Number(values.idle ?? 60);
 /** Runtime flags for the measured sidecar (default: the production ones), to compare alternatives. */
 const sidecarFlags =
   values['node-flags'] === undefined ? NODE_FLAGS : values['node-flags'].split(/\s+/).filter((f) => f !== '');
@@ -112,6 +115,8 @@ interface TailFigures {
   latencyP99Ms: number;
   linesWritten: number;
   recordsReceived: number;
+  /** CPU of the sidecar while the log does not grow (after the last records were confirmed). */
+  idleCpuFraction: number;
 }
 
 /**
@@ -254,6 +259,12 @@ async function tailRun(): Promise<TailFigures> {
   peer.close();
   // Let the last lines arrive (bounded), so `recordsReceived` measures loss, not the cut-off.
   for (let waited = 0; received < n && waited < 5000; waited += 50) await sleep(50);
+  // Idle: no new lines; the last watermark confirms the rest, then the sidecar only polls.
+  await sleep(3000);
+  const idle0 = cpuSec(pid);
+  const idleStart = performance.now();
+  await sleep(idleSec * 1000);
+  const idleCpuFraction = (cpuSec(pid) - idle0) / ((performance.now() - idleStart) / 1000);
   fs.closeSync(fd);
   // SIGTERM first: a profiling flag (`--node-flags --cpu-prof`) writes its profile on a clean exit.
   child.kill('SIGTERM');
@@ -275,6 +286,7 @@ async function tailRun(): Promise<TailFigures> {
     latencyP99Ms: percentile(latencies, 0.99),
     linesWritten: n,
     recordsReceived: received,
+    idleCpuFraction,
   };
 }
 
@@ -296,6 +308,11 @@ async function main(): Promise<void> {
     bareNodeRssBytes,
     cpuFraction: Number(tail.cpuFraction.toFixed(4)),
     floorCpuFraction: Number(tail.floorCpuFraction.toFixed(4)),
+    /** The target: ≤ 1.3 × the floor measured in the same run. */
+    cpuRatioToFloor:
+      tail.floorCpuFraction > 0 ? Number((tail.cpuFraction / tail.floorCpuFraction).toFixed(2)) : null,
+    idleCpuFraction: Number(tail.idleCpuFraction.toFixed(5)),
+    idleSec,
     referenceTimerCpuFraction: Number(tail.referenceCpuFraction.toFixed(4)),
     quietMs,
     wakeupsPerSec: Math.round(tail.wakeupsPerSec),
