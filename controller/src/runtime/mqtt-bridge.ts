@@ -89,8 +89,9 @@ export function createBridge(o: BridgeOptions): MqttBridge {
       await sent;
     },
     async close() {
+      // Never connected: there is no stream to end (mqtt.js would throw on it).
       if (!opened) {
-        client.end(true);
+        client.removeAllListeners();
         return;
       }
       // With the broker down a graceful end waits for acknowledgements that never come: bounded.
