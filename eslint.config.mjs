@@ -1,9 +1,10 @@
 // Lint rules: typed promise rules are the point (no floating promises, no misused promises).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { architectureRules } from './eslint.architecture.mjs';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'node_modules/**', 'charts/**', 'coverage/**', '**/*.cjs', '**/*.mjs'] },
+  { ignores: ['**/dist/**', 'node_modules/**', 'charts/**', 'coverage/**', '.scratch/**', '**/*.cjs', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -19,6 +20,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  ...architectureRules,
   {
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../controller/src/config/env';
-import { rbacRules, type RbacRule } from '../../controller/src/k8s/crd';
+import { rbacRules, rbacRuleSets, type RbacRule } from '../../controller/src/k8s/crd';
 import { CHART_DIR, REPO_ROOT, ensureHelm } from './helm';
 import { NAMESPACE, findObject, renderChart, type K8sObject } from './render';
 
@@ -184,10 +184,42 @@ describe('RBAC', () => {
   const rulesOf = (objs: readonly K8sObject[], kind: string): Rule[] =>
     objs.filter((o) => o.kind === kind).flatMap((o) => o['rules'] as Rule[]);
 
+  /** The file's rules with the chart's credentials Secret filled in, as the template does. */
+  const filled = (rules: readonly RbacRule[]): Rule[] =>
+    rules.map((r) => (r.resourceNames ? { ...r, resourceNames: ['optimus-broker-sidecar'] } : r));
+
   it('grants exactly the rules of files/rbac-rules.yaml (the list the controller code uses)', () => {
     const rendered = [...rulesOf(base, 'ClusterRole'), ...rulesOf(base, 'Role')].map(key).sort();
     // rbacRules() is how the controller's code and its API-coverage tests read files/rbac-rules.yaml.
-    expect(rendered).toEqual(rbacRules().map(key).sort());
+    expect(rendered).toEqual(filled(rbacRules()).map(key).sort());
+    // Without watchNamespaces the writes are cluster-wide; the Role holds only the home rules.
+    const sets = rbacRuleSets();
+    expect(rulesOf(base, 'ClusterRole').map(key).sort()).toEqual(
+      filled([...sets.cluster, ...sets.jobNamespaces])
+        .map(key)
+        .sort(),
+    );
+  });
+
+  it('with watchNamespaces, writes only where jobs run: a Role per namespace, read-only cluster-wide', async () => {
+    const objs = await renderChart({ set: ['watchNamespaces={ml,research}'] });
+    const sets = rbacRuleSets();
+    const cluster = rulesOf(objs, 'ClusterRole');
+    expect(cluster.map(key).sort()).toEqual(filled(sets.cluster).map(key).sort());
+    for (const r of cluster) expect(r.verbs.every((v) => ['get', 'list', 'watch'].includes(v))).toBe(true);
+    const roles = objs.filter((o) => o.kind === 'Role');
+    expect(roles.map((r) => r.metadata.namespace).sort()).toEqual([NAMESPACE, 'ml', 'research'].sort());
+    for (const ns of ['ml', 'research']) {
+      const role = roles.find((r) => r.metadata.namespace === ns)!;
+      expect((role['rules'] as Rule[]).map(key).sort()).toEqual(filled(sets.jobNamespaces).map(key).sort());
+      const binding = objs.find((o) => o.kind === 'RoleBinding' && o.metadata.namespace === ns)!;
+      expect(binding['roleRef']).toMatchObject({ kind: 'Role', name: role.metadata.name });
+    }
+    expect(envMap(controllerContainer(objs)).get('OPTIMUS_WATCH_NAMESPACES')?.value).toBe('ml,research');
+    // The Secret rules name the one credentials Secret: no write to any other Secret.
+    for (const r of [...cluster, ...roles.flatMap((x) => x['rules'] as Rule[])])
+      if (r.resources.includes('secrets') && !r.verbs.every((v) => v === 'create'))
+        expect(r.resourceNames).toEqual(['optimus-broker-sidecar']);
   });
 
   it('keeps leases in the release namespace and nodes read-only, with no wildcards', () => {

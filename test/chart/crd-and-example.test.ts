@@ -7,10 +7,15 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
+import { Pod } from 'kubernetes-models/v1/Pod';
+import { parseSpec } from '../../controller/src/k8s/optimus-job';
+import type { OptimusJob } from '../../controller/src/k8s/optimus-job';
+import { buildJobPods } from '../../controller/src/k8s/pod-builder';
 import { CHART_DIR, REPO_ROOT, ensureHelm, runHelm } from './helm';
 import { checkOpenApi, type OpenApiSchema } from './openapi-check';
 import { findObject, parseManifests, renderChart, type K8sObject } from './render';
+import { startApiDouble } from '../k8s-api-double/server';
 
 interface Crd {
   metadata: { name: string };
@@ -22,11 +27,17 @@ interface Crd {
 }
 const sharedCrd = (): Crd =>
   parse(readFileSync(join(CHART_DIR, 'files', 'optimusjob-crd.yaml'), 'utf8')) as Crd;
-const example = (): Record<string, unknown> =>
-  parse(readFileSync(join(CHART_DIR, 'examples', 'optimusjob-resnet50.yaml'), 'utf8')) as Record<
-    string,
-    unknown
-  >;
+/** The OptimusJob document of an example file (the file may also hold a PVC). */
+const exampleJob = (file: string): Record<string, unknown> => {
+  const docs = parseAllDocuments(readFileSync(join(CHART_DIR, 'examples', file), 'utf8')).map(
+    (d) => d.toJS() as Record<string, unknown>,
+  );
+  const job = docs.find((d) => d['kind'] === 'OptimusJob');
+  if (!job) throw new Error(`${file} has no OptimusJob`);
+  return job;
+};
+const EXAMPLES = ['optimusjob-resnet50.yaml', 'optimusjob-tf2-keras.yaml'] as const;
+const example = () => exampleJob(EXAMPLES[0]);
 
 let base: K8sObject[];
 beforeAll(async () => {
@@ -52,17 +63,39 @@ describe('OptimusJob CRD', () => {
   });
 });
 
-describe('example OptimusJob', () => {
+describe.each(EXAMPLES)('example %s', (file) => {
   it("is accepted by the CRD's schema", () => {
     const crd = sharedCrd();
-    const job = example();
+    const job = exampleJob(file);
     const version = crd.spec.versions.find((v) => `${crd.spec.group}/${v.name}` === job['apiVersion']);
     expect(version, 'example apiVersion is served by the CRD').toBeDefined();
     expect(job['kind']).toBe(crd.spec.names.kind);
     expect(checkOpenApi(version!.schema.openAPIV3Schema, job)).toEqual([]);
   });
 
-  it('the check rejects a broken job (so the case above can fail)', () => {
+  it('is accepted by the controller and becomes valid Pods', () => {
+    const job = exampleJob(file) as unknown as OptimusJob;
+    const parsed = parseSpec(job.spec);
+    expect(parsed.ok ? '' : parsed.error).toBe('');
+    if (!parsed.ok) return;
+    const pods = buildJobPods({
+      job: { ...job, metadata: { ...job.metadata, namespace: 'ml', uid: 'u' } },
+      spec: parsed.spec,
+      shape: { ps: 2, workers: 2 },
+      placement: [
+        { role: 'ps', index: 0, server: 'a' },
+        { role: 'ps', index: 1, server: 'b' },
+        { role: 'worker', index: 0, server: 'c' },
+        { role: 'worker', index: 1, server: 'd' },
+      ],
+    });
+    expect(pods).toHaveLength(5);
+    for (const p of pods) expect(() => new Pod(p as never).validate()).not.toThrow();
+  });
+});
+
+describe('the example check', () => {
+  it('rejects a broken job (so the cases above can fail)', () => {
     const crd = sharedCrd();
     const job = example();
     const spec = job['spec'] as Record<string, unknown>;
@@ -90,7 +123,8 @@ describe('NOTES.txt', () => {
     expect(notes).toContain('helm test optimus -n optimus-system');
     expect(notes).toContain('examples/optimusjob-resnet50.yaml');
     expect(notes).toContain('kubectl -n ml get optimusjobs -w');
-    expect(notes).toContain("--set 'sidecar.credentialsNamespaces={ml}'");
+    expect(notes).toContain('kubectl -n ml create configmap optimus-mxnet --from-file=');
+    expect(notes).toContain('copies the sidecar credentials Secret optimus-broker-sidecar into the job');
     const jobName = (example()['metadata'] as { name: string }).name;
     expect(notes).toContain(`/api/v1/jobs/ml/${jobName}`);
   });
@@ -108,6 +142,31 @@ describe('npm run chart:render', () => {
           resolveRun({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout }),
       );
     });
+
+  it('prints manifests that apply to an empty cluster in the order printed, as kubectl apply would', async () => {
+    const r = await run([]);
+    expect(r.code).toBe(0);
+    const objs = parseManifests(r.stdout);
+    expect(objs[0]).toMatchObject({ kind: 'Namespace', metadata: { name: 'optimus-system' } });
+    const double = await startApiDouble();
+    try {
+      for (const o of objs) {
+        const t = double.api.resolveKind(o.apiVersion, o.kind);
+        expect(t, `${o.apiVersion} ${o.kind} is served`).toBeDefined();
+        const group = t!.group ? `/apis/${t!.group}/${t!.version}` : `/api/${t!.version}`;
+        const ns = t!.namespaced ? `/namespaces/${o.metadata.namespace ?? 'default'}` : '';
+        // kubectl apply validates fields strictly (server-side) by default.
+        const res = await fetch(`${double.url}${group}${ns}/${t!.plural}?fieldValidation=Strict`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(o),
+        });
+        expect(res.status, `${o.kind} ${o.metadata.name}: ${await res.text()}`).toBe(201);
+      }
+    } finally {
+      await double.close();
+    }
+  });
 
   it('prints the default manifests without the helm test hooks', async () => {
     const r = await run([]);

@@ -1,6 +1,7 @@
 /**
  * `npm run chart:render`: prints the chart's manifests rendered with the default values, for users
- * who prefer `kubectl apply -f` to `helm install`. Extra arguments go to `helm template`, e.g.
+ * who prefer `kubectl apply -f` to `helm install`. The release Namespace comes first
+ * (`namespace.create=true`), so the output applies to an empty cluster. Extra arguments go to `helm template`, e.g.
  * `npm run chart:render -- --namespace ml-system -f my-values.yaml > optimus.yaml`.
  *
  * Uses the helm binary carried by an installed npm package (see ./helm.ts); nothing is downloaded.
@@ -14,7 +15,8 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(
       'Usage: npm run chart:render -- [helm template flags]\n' +
         'Prints the optimus chart rendered with the default values (release "optimus", namespace\n' +
-        '"optimus-system"); flags such as --namespace, -f FILE or --set k=v are passed to helm template.\n',
+        '"optimus-system", the Namespace object first); flags such as --namespace, -f FILE or --set k=v\n' +
+        'are passed to helm template.\n',
     );
     return 0;
   }
@@ -26,6 +28,8 @@ async function main(argv: readonly string[]): Promise<number> {
     CHART_DIR,
     '--skip-tests',
     ...(hasNamespace ? [] : ['--namespace', 'optimus-system']),
+    '--set',
+    'namespace.create=true',
     ...argv,
   ];
   const r = await runHelm(args);

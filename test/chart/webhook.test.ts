@@ -80,11 +80,20 @@ describe('MutatingWebhookConfiguration', () => {
     ]);
   });
 
-  it('excludes kube-system and the release namespace', () => {
+  it('excludes the kube-* system namespaces and the release namespace', () => {
     expect(webhookOf(base).namespaceSelector.matchExpressions).toContainEqual({
       key: 'kubernetes.io/metadata.name',
       operator: 'NotIn',
-      values: ['kube-system', NAMESPACE],
+      values: ['kube-system', 'kube-public', 'kube-node-lease', NAMESPACE],
+    });
+  });
+
+  it('with watchNamespaces, only calls the webhook for pods there', async () => {
+    const objs = await renderChart({ set: ['watchNamespaces={ml}'] });
+    expect(webhookOf(objs).namespaceSelector.matchExpressions).toContainEqual({
+      key: 'kubernetes.io/metadata.name',
+      operator: 'In',
+      values: ['ml'],
     });
   });
 

@@ -34,18 +34,15 @@ describe('local mode end to end', () => {
     // carry exactly the shapes that run. Rounds may land between the two reads: retry a few times.
     await until(
       'a scheduled running job',
-      () => run.controller.records().some((r) => r.phase === 'running' && r.current),
+      () => run.controller.list().some((j) => j['phase'] === 'running' && j['shape'] !== null),
       60_000,
     );
     for (let i = 0; i < 10 && !midRunPlansMatched; i += 1) {
       const plans = await retainedPlans(run.brokerUrl);
-      midRunPlansMatched = run.controller.records().every((r) => {
-        const p = plans.get(`${r.spec.namespace}/${r.spec.name}`);
-        return (
-          p !== undefined &&
-          p.ps === (r.current?.shape.ps ?? 0) &&
-          p.workers === (r.current?.shape.workers ?? 0)
-        );
+      midRunPlansMatched = run.controller.list().every((j) => {
+        const p = plans.get(String(j['id']));
+        const shape = j['shape'] as { ps: number; workers: number } | null;
+        return p !== undefined && p.ps === (shape?.ps ?? 0) && p.workers === (shape?.workers ?? 0);
       });
     }
     await until(

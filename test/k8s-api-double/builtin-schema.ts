@@ -13,6 +13,16 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { Lease } from 'kubernetes-models/coordination.k8s.io/v1/Lease';
 import { Event as EventV1 } from 'kubernetes-models/events.k8s.io/v1/Event';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
+import { MutatingWebhookConfiguration } from 'kubernetes-models/admissionregistration.k8s.io/v1/MutatingWebhookConfiguration';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
+import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import type { ResourceType } from './resources';
 import { apiVersionOf } from './resources';
 
@@ -29,6 +39,16 @@ const MODELS: Readonly<Record<string, Validating>> = {
   'coordination.k8s.io/v1/Lease': Lease,
   'events.k8s.io/v1/Event': EventV1,
   'apiextensions.k8s.io/v1/CustomResourceDefinition': CustomResourceDefinition,
+  'v1/Namespace': Namespace,
+  'v1/ServiceAccount': ServiceAccount,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
+  'apps/v1/Deployment': Deployment,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'rbac.authorization.k8s.io/v1/ClusterRole': ClusterRole,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': ClusterRoleBinding,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': MutatingWebhookConfiguration,
 };
 
 /** Returns the schema violations of a built-in object (empty when valid or when the kind has no model here). */

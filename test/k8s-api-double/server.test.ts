@@ -11,6 +11,8 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
+import { API_VERSION, VERSION } from '../../controller/src/k8s/names';
+import { replicaSpecs } from '../../controller/src/k8s/testing';
 import type { ApiDouble } from './server';
 import { startApiDouble } from './server';
 
@@ -34,14 +36,12 @@ const codeOf = async (p: Promise<unknown>): Promise<number> => {
 };
 
 const validJob = (name: string) => ({
-  apiVersion: 'optimus.dev/v1alpha1',
+  apiVersion: API_VERSION,
   kind: 'OptimusJob',
   metadata: { name },
   spec: {
     mode: 'sync',
-    container: { image: 'mxnet/python:1.9', command: ['python', 'train.py'] },
-    ps: { resources: { requests: { cpu: '2', memory: '4Gi' } } },
-    worker: { resources: { requests: { cpu: '4', memory: '8Gi', 'nvidia.com/gpu': 1 } } },
+    replicaSpecs: replicaSpecs({ cpu: '2', memory: '4Gi' }, { cpu: '4', memory: '8Gi', 'nvidia.com/gpu': 1 }),
     batchSize: 128,
     convergence: { threshold: 0.02, patience: 3, stepsPerEpoch: 500 },
     scaling: { minPs: 1, maxPs: 8, minWorkers: 1, maxWorkers: 16 },
@@ -53,7 +53,7 @@ describe('Kubernetes API double, through @kubernetes/client-node', () => {
   let core: CoreV1Api;
   let custom: CustomObjectsApi;
   beforeEach(async () => {
-    double = await startApiDouble({ bookmarkIntervalMs: 50 });
+    double = await startApiDouble({ bookmarkIntervalMs: 50, namespaces: ['ns'] });
     const kc = kubeConfigFor(double.url);
     core = kc.makeApiClient(CoreV1Api);
     custom = kc.makeApiClient(CustomObjectsApi);
@@ -117,7 +117,7 @@ describe('Kubernetes API double, through @kubernetes/client-node', () => {
   });
 
   it('serves a CRD once created: status subresource, generation, schema validation', async () => {
-    const path = { group: 'optimus.dev', version: 'v1alpha1', namespace: 'ns', plural: 'optimusjobs' };
+    const path = { group: 'optimus.dev', version: VERSION, namespace: 'ns', plural: 'optimusjobs' };
     expect(await codeOf(custom.listNamespacedCustomObject(path))).toBe(404);
     double.api.create(
       double.api.resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!,
@@ -200,8 +200,9 @@ describe('Kubernetes API double, through @kubernetes/client-node', () => {
 
   it('sends BOOKMARK events when allowed', async () => {
     const ctl = new AbortController();
+    const rv = double.api.store.resourceVersion;
     const res = await fetch(
-      `${double.url}/api/v1/namespaces/ns/pods?watch=true&allowWatchBookmarks=true&resourceVersion=1`,
+      `${double.url}/api/v1/namespaces/ns/pods?watch=true&allowWatchBookmarks=true&resourceVersion=${rv}`,
       { signal: ctl.signal },
     );
     const reader = res.body!.getReader();
@@ -209,7 +210,7 @@ describe('Kubernetes API double, through @kubernetes/client-node', () => {
     ctl.abort();
     expect(JSON.parse(new TextDecoder().decode(value as Uint8Array).split('\n')[0]!)).toMatchObject({
       type: 'BOOKMARK',
-      object: { metadata: { resourceVersion: '1' } },
+      object: { metadata: { resourceVersion: rv } },
     });
   });
 

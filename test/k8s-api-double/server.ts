@@ -3,12 +3,16 @@
  * `@kubernetes/client-node` uses: resource paths, verbs, JSON bodies with
  * `content-type: application/json`, resourceVersion with 409 on stale writes, 404/409/410/422,
  * merge and JSON patch, the status subresource, label/field selectors, and list + watch with
- * chunked newline-delimited events and bookmarks. It stores objects; it does not schedule.
+ * chunked newline-delimited events and bookmarks, watch streams it ends at random (as the real
+ * server's request timeout does), unknown-field pruning with `Warning` headers (400 with
+ * `fieldValidation=Strict`), the namespace lifecycle. It stores objects; scheduling and kubelets
+ * are played by `fake-cluster.ts`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compileFieldSelector } from './field-selector';
 import { compileLabelSelector } from './label-selector';
+import type { WriteContext } from './operations';
 import { ApiOperations } from './operations';
 import { applyPatch } from './patch';
 import type { ParsedPath } from './paths';
@@ -19,7 +23,7 @@ import type { ResourceType } from './resources';
 import { apiVersionOf } from './resources';
 import { statusBody } from './status';
 import type { K8sObject } from './store';
-import { StoreError } from './store';
+import { ObjectStore, StoreError } from './store';
 import { openWatch } from './watch';
 
 export interface ApiDoubleOptions {
@@ -27,6 +31,20 @@ export interface ApiDoubleOptions {
   readonly gitVersion?: string;
   /** Interval of BOOKMARK events on watches that allow them. */
   readonly bookmarkIntervalMs?: number;
+  /**
+   * Every watch stream is ended after a random time in [minMs, maxMs] (the real server ends
+   * watches after a random time between --min-request-timeout and twice that). Default: never.
+   */
+  readonly watchLifetime?: { readonly minMs: number; readonly maxMs: number };
+  /** Namespaces that exist besides default/kube-*; `null` lets any namespace be used. */
+  readonly namespaces?: readonly string[] | null;
+  /** Port on 127.0.0.1 (default: any free one). */
+  readonly port?: number;
+  /**
+   * Events kept for watches to resume from (default 1000): a watch that resumes from an older
+   * resourceVersion gets 410 Gone and its client must re-list, as after an etcd compaction.
+   */
+  readonly historyLimit?: number;
 }
 
 export interface ApiDouble {
@@ -66,8 +84,15 @@ interface Reply {
   readonly body: unknown;
 }
 
-const send = (res: http.ServerResponse, { code, body }: Reply) => {
-  res.writeHead(code, { 'content-type': 'application/json' });
+const send = (res: http.ServerResponse, { code, body }: Reply, warnings: readonly string[] = []) => {
+  res.setHeader('content-type', 'application/json');
+  // RFC 7234 warn-code 299, as the API server sends them.
+  if (warnings.length)
+    res.setHeader(
+      'warning',
+      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
+  res.writeHead(code);
   res.end(JSON.stringify(body));
 };
 
@@ -104,22 +129,34 @@ function listReply(api: ApiOperations, t: ResourceType, p: ParsedPath, q: URLSea
   };
 }
 
+const FIELD_VALIDATION = ['Strict', 'Warn', 'Ignore'] as const;
+
+function writeContext(q: URLSearchParams, warnings: string[]): WriteContext {
+  const v = q.get('fieldValidation') ?? 'Warn';
+  const mode = FIELD_VALIDATION.find((m) => m === v);
+  if (!mode)
+    throw new StoreError(400, 'BadRequest', `fieldValidation must be one of ${FIELD_VALIDATION.join(', ')}`);
+  return { fieldValidation: mode, warnings };
+}
+
 async function writeReply(
   api: ApiOperations,
   t: ResourceType,
   p: ParsedPath,
   req: http.IncomingMessage,
   q: URLSearchParams,
+  warnings: string[],
 ): Promise<Reply> {
   const body = await readBody(req);
   const name = p.name ?? '';
+  const ctx = writeContext(q, warnings);
   switch (req.method) {
     case 'POST':
       if (p.name !== undefined)
         throw new StoreError(405, 'MethodNotAllowed', 'POST is not allowed on a named resource');
-      return { code: 201, body: api.create(t, p.namespace, body) };
+      return { code: 201, body: api.create(t, p.namespace, body, ctx) };
     case 'PUT':
-      return { code: 200, body: api.replace(t, p.namespace, name, body, p.subresource) };
+      return { code: 200, body: api.replace(t, p.namespace, name, body, p.subresource, ctx) };
     case 'PATCH': {
       api.checkSubresource(t, p.subresource);
       const current = api.mustGet(t, p.namespace, name);
@@ -127,7 +164,7 @@ async function writeReply(
       // A patch without a resourceVersion applies to the latest version (no conflict check).
       if (!patched.metadata?.resourceVersion)
         patched.metadata = { ...patched.metadata, resourceVersion: current.metadata.resourceVersion ?? '' };
-      return { code: 200, body: api.replace(t, p.namespace, name, patched, p.subresource) };
+      return { code: 200, body: api.replace(t, p.namespace, name, patched, p.subresource, ctx) };
     }
     case 'DELETE': {
       if (p.name === undefined)
@@ -144,7 +181,10 @@ async function writeReply(
 
 /** Starts the double on 127.0.0.1 (random port). Preload objects through `api` or over HTTP. */
 export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDouble> {
-  const api = new ApiOperations();
+  const api = new ApiOperations(
+    new ObjectStore(opts.historyLimit),
+    opts.namespaces === undefined ? [] : opts.namespaces,
+  );
   const requests: RecordedRequest[] = [];
   const closers = new Set<() => void>();
   const faults = new Set<Fault>();
@@ -193,6 +233,7 @@ export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDo
     }
     try {
       if (req.method === 'GET' && watch) {
+        const life = opts.watchLifetime;
         const close = openWatch({
           api,
           type: t,
@@ -200,21 +241,23 @@ export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDo
           query: url.searchParams,
           res,
           bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000,
+          ...(life ? { lifetimeMs: life.minMs + Math.random() * Math.max(0, life.maxMs - life.minMs) } : {}),
         });
         record(200);
         closers.add(close);
         res.on('close', () => closers.delete(close));
         return;
       }
+      const warnings: string[] = [];
       const reply =
         req.method === 'GET'
           ? p.name !== undefined
             ? (api.checkSubresource(t, p.subresource),
               { code: 200, body: api.mustGet(t, p.namespace, p.name) })
             : listReply(api, t, p, url.searchParams)
-          : await writeReply(api, t, p, req, url.searchParams);
+          : await writeReply(api, t, p, req, url.searchParams, warnings);
       record(reply.code);
-      send(res, reply);
+      send(res, reply, warnings);
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
       record(err.code);
@@ -222,7 +265,7 @@ export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDo
     }
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

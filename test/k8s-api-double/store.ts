@@ -141,6 +141,12 @@ export class ObjectStore {
     return clone(gone);
   }
 
+  /** True when some stored object has this uid. */
+  hasUid(uid: string): boolean {
+    for (const o of this.objects.values()) if (o.obj.metadata.uid === uid) return true;
+    return false;
+  }
+
   /** Objects (any type) whose ownerReferences name `uid`: garbage-collection candidates. */
   dependentsOf(uid: string): { typeKey: string; object: K8sObject }[] {
     return [...this.objects.values()]

@@ -21,6 +21,8 @@ export interface WatchOptions {
   readonly query: URLSearchParams;
   readonly res: http.ServerResponse;
   readonly bookmarkIntervalMs: number;
+  /** Ends the stream after this long (the server's request timeout), whatever the client asked. */
+  readonly lifetimeMs?: number;
 }
 
 /** Opens the stream; returns a function that ends it. */
@@ -86,6 +88,7 @@ export function openWatch(o: WatchOptions): () => void {
     if (!res.writableEnded) res.end();
   };
   if (timeout > 0) timers.push(setTimeout(end, timeout * 1000));
+  if (o.lifetimeMs !== undefined) timers.push(setTimeout(end, o.lifetimeMs));
   res.on('close', end);
   return end;
 }

@@ -8,6 +8,8 @@ import {
   type KubernetesRunOptions,
   runKubernetes,
 } from '../../controller/src/k8s/run-kubernetes';
+import type { ExecutionResult } from '../../controller/src/planning/types';
+import type { JobEnd } from '../../controller/src/runtime/backend';
 import type { TestCluster } from './cluster-fixture';
 
 /** The controller's calls carry this token; the tests' own calls carry `test-token`. */
@@ -24,7 +26,7 @@ export function startBackend(
     identity,
     leaderElection: { leaseDurationSec: 1, renewDeadlineMs: 800, retryPeriodMs: 100 },
     executor: {
-      pollIntervalMs: 10,
+      recheckMs: 50,
       timings: {
         startTimeoutMs: 5000,
         unschedulableGraceMs: 0,
@@ -65,4 +67,21 @@ export async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 
     if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * What the runtime does once a job's program exits: the end observed from the pod cache, then the
+ * executor's `finish` (status first, then the pods, at once: there is nothing left to checkpoint).
+ */
+export async function finishExited(
+  backend: KubernetesBackend,
+  jobId: string,
+): Promise<{ end: JobEnd; result: ExecutionResult }> {
+  const exited = () => backend.observe().jobs.get(jobId)?.exited ?? null;
+  await until(() => exited() !== null);
+  const end = exited()!;
+  const result = await backend.executor.execute({
+    actions: [{ kind: 'finish', jobId, ...end, checkpoint: false }],
+  });
+  return { end, result };
 }

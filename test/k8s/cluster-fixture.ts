@@ -14,6 +14,8 @@ import type { ApiDouble } from '../k8s-api-double/server';
 import { startApiDouble } from '../k8s-api-double/server';
 import { formatQuantity } from '../../controller/src/k8s/quantity';
 import type { Resources } from '../../shared/src/units';
+import { API_VERSION, VERSION } from '../../controller/src/k8s/names';
+import { podTemplate } from '../../controller/src/k8s/testing';
 
 export interface TestCluster {
   readonly double: ApiDouble;
@@ -38,19 +40,26 @@ export interface JobInput {
 const requests = (r: Resources): Record<string, string> =>
   Object.fromEntries(Object.entries(r).map(([k, v]) => [k, formatQuantity(k, v)]));
 
+const template = (image: string, demand: Resources) =>
+  podTemplate({ image, args: ['--kv-store', 'dist_sync'], requests: requests(demand) });
+
 export const jobManifest = (j: JobInput) => ({
-  apiVersion: 'optimus.dev/v1alpha1',
+  apiVersion: API_VERSION,
   kind: 'OptimusJob',
   metadata: { name: j.name, namespace: j.namespace ?? 'default' },
   spec: {
     mode: j.mode ?? 'sync',
-    container: {
-      image: j.image ?? 'mxnet/python:1.9.1',
-      command: ['python', 'train.py'],
-      args: ['--kv-store', 'dist_sync'],
+    replicaSpecs: {
+      PS: {
+        template: template(j.image ?? 'mxnet/python:1.9.1', j.psDemand ?? { cpu: 1, memory: 2 * 1024 ** 3 }),
+      },
+      Worker: {
+        template: template(
+          j.image ?? 'mxnet/python:1.9.1',
+          j.workerDemand ?? { cpu: 1, memory: 2 * 1024 ** 3 },
+        ),
+      },
     },
-    ps: { resources: { requests: requests(j.psDemand ?? { cpu: 1, memory: 2 * 1024 ** 3 }) } },
-    worker: { resources: { requests: requests(j.workerDemand ?? { cpu: 1, memory: 2 * 1024 ** 3 }) } },
     batchSize: 64,
     convergence: { threshold: 0.02, patience: 3, stepsPerEpoch: 500 },
     scaling: { minPs: 1, maxPs: 8, minWorkers: 1, maxWorkers: 8 },
@@ -65,11 +74,18 @@ export interface NodeSpec {
 
 export async function startTestCluster(
   nodes: readonly NodeSpec[],
-  opts: FakeClusterOptions & { gitVersion?: string } = {},
+  opts: FakeClusterOptions & { gitVersion?: string; namespaces?: readonly string[] } = {},
 ): Promise<TestCluster> {
   const double = await startApiDouble({
     ...(opts.gitVersion ? { gitVersion: opts.gitVersion } : {}),
     bookmarkIntervalMs: 200,
+    // Watches end at random, as a real API server's request timeout ends them: every test here
+    // also exercises the informers' re-watch (and, after compaction, re-list) path.
+    watchLifetime: { minMs: 300, maxMs: 1500 },
+    // A short history, as after an etcd compaction: a watch that resumes after many writes gets 410
+    // Gone and its informer must re-list.
+    historyLimit: 200,
+    namespaces: ['optimus-system', ...(opts.namespaces ?? [])],
   });
   double.api.create(
     double.api.resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!,
@@ -87,7 +103,7 @@ export async function startTestCluster(
     submit: async (j) =>
       (await custom.createNamespacedCustomObject({
         group: 'optimus.dev',
-        version: 'v1alpha1',
+        version: VERSION,
         namespace: j.namespace ?? 'default',
         plural: 'optimusjobs',
         body: jobManifest(j),
@@ -95,7 +111,7 @@ export async function startTestCluster(
     job: async (namespace, name) =>
       (await custom.getNamespacedCustomObject({
         group: 'optimus.dev',
-        version: 'v1alpha1',
+        version: VERSION,
         namespace,
         plural: 'optimusjobs',
         name,

@@ -6,7 +6,7 @@ import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
 import type { TaskPlacement } from '../../controller/src/scheduling/types';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';
-import { startBackend, until } from './backend-fixture';
+import { finishExited, startBackend, until } from './backend-fixture';
 
 const GiB = 1024 ** 3;
 const NODES = [
@@ -81,7 +81,7 @@ describe('Kubernetes Events (events.k8s.io/v1) about OptimusJobs', () => {
     expect((await start('resnet', ['n1'], ['n1'])).failed).toEqual([]);
     expect((await resize('resnet', [1, 1], ['n1', 'n2'], ['n1', 'n2', 'n2'])).failed).toEqual([]);
     for (const i of [0, 1, 2]) cluster.fake.exit('default', `resnet-worker-${i}`, 0);
-    expect(await backend.completion.check(await cluster.job('default', 'resnet'))).toBe('succeeded');
+    expect((await finishExited(backend, 'default/resnet')).end.outcome).toBe('succeeded');
 
     const events = await eventsOf();
     expect(events.map((e) => [e.reason, e.type, e.action])).toEqual([
@@ -95,7 +95,7 @@ describe('Kubernetes Events (events.k8s.io/v1) about OptimusJobs', () => {
     expect(events[3]?.note).toMatch(/^WorkersSucceeded: all 3 workers finished; JCT \d+ s$/);
     for (const e of events) {
       expect(e.regarding).toMatchObject({
-        apiVersion: 'optimus.dev/v1alpha1',
+        apiVersion: 'optimus.dev/v1alpha2',
         kind: 'OptimusJob',
         namespace: 'default',
         name: 'resnet',
@@ -166,7 +166,7 @@ describe('Kubernetes Events (events.k8s.io/v1) about OptimusJobs', () => {
         await cluster.submit({ name: 'j' });
         await start('j', ['n1'], ['n1']);
         cluster.fake.exit('default', 'j-worker-0', 1);
-        expect(await backend.completion.check(await cluster.job('default', 'j'))).toBe('failed');
+        expect((await finishExited(backend, 'default/j')).end.outcome).toBe('failed');
       },
       reason: 'Failed',
       note: /^WorkerFailed: worker pod j-worker-0 failed: .+; JCT \d+ s$/,

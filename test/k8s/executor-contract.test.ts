@@ -1,3 +1,5 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { WatchedList } from '../../controller/src/k8s/watched-list';
 import type { ExecutorHarness, RunningJob } from '../contracts/executor-contract';
 import { CONTRACT_SERVERS, describeExecutorContract } from '../contracts/executor-contract';
 import { createExecutor } from '../../controller/src/k8s/executor-factory';
@@ -7,9 +9,17 @@ import { startTestCluster } from './cluster-fixture';
 
 async function makeHarness(): Promise<ExecutorHarness> {
   const cluster = await startTestCluster(CONTRACT_SERVERS);
+  // The executor reads and waits on the pod informer's cache, as in the controller.
+  const pods = new WatchedList<V1Pod>({
+    config: cluster.clients.config,
+    path: '/api/v1/pods',
+    list: () => cluster.clients.core.listPodForAllNamespaces(),
+  });
+  await pods.start();
   const { executor } = createExecutor({
     clients: cluster.clients,
-    pollIntervalMs: 10,
+    pods,
+    recheckMs: 50,
     timings: { startTimeoutMs: 5000, unschedulableGraceMs: 0, stopSlackMs: 5000, checkpointReportLagMs: 200 },
   });
   const idle = () =>
@@ -65,7 +75,10 @@ async function makeHarness(): Promise<ExecutorHarness> {
       const id = splitJobId(jobId)!;
       return (await cluster.job(id.namespace, id.name)).status?.restarts ?? 0;
     },
-    close: () => cluster.close(),
+    close: async () => {
+      await pods.stop();
+      await cluster.close();
+    },
   };
 }
 

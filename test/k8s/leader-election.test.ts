@@ -1,3 +1,4 @@
+import { V1MicroTime } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubernetesBackend } from '../../controller/src/k8s';
 import type { TestCluster } from './cluster-fixture';
@@ -60,7 +61,7 @@ describe('leader election on a Lease: two controllers, one API', () => {
         spec: {
           holderIdentity: 'crashed-pod',
           leaseDurationSeconds: 1,
-          renewTime: new Date(),
+          renewTime: new V1MicroTime(Date.now()),
           leaseTransitions: 3,
         },
       },

@@ -39,7 +39,8 @@ function feed(run: KubernetesRun, job: string, from: number): void {
   const now = Date.now();
   for (let epoch = 0; epoch < 12; epoch++) {
     const r = storedRecord({ job, seq: from + epoch, kind: 'epoch', epoch, ts: now });
-    const record = { ...r.record, loss: 2 / (epoch + 1) + 0.1 };
+    // Falling fast enough that the convergence rule (δ 0.02, K 3) does not end the job yet.
+    const record = { ...r.record, loss: 4 / (0.2 * epoch + 1) + 0.1 };
     run.controller.handleMessage(metricsTopic(r.task), Buffer.from(JSON.stringify(record)));
   }
   for (let i = 0; i < 400; i++) {

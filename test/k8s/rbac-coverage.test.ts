@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { rbacRules } from '../../controller/src/k8s';
 import { SecretCredentials } from '../../controller/src/k8s/broker-credentials';
 import { allowedBy } from '../../controller/src/k8s/crd';
+import { CredentialsDistributor } from '../../controller/src/k8s/credentials';
 import { startTestCluster } from './cluster-fixture';
 import { CONTROLLER_TOKEN, startBackend, until } from './backend-fixture';
 import { jobRecordOf, storedRecord, storeOf } from './store-fixture';
@@ -54,6 +55,30 @@ describe('RBAC rules (charts/optimus/files/rbac-rules.yaml)', () => {
       await secrets.put(job, 'first');
       await secrets.put(job, 'second');
       await secrets.remove(job);
+      // The sidecar credentials: read the source in the home namespace, copy it, update the copy.
+      await cluster.clients.core.createNamespacedSecret({
+        namespace: 'optimus-system',
+        body: {
+          metadata: { name: 'optimus-broker-sidecar' },
+          stringData: { username: 'sidecar', password: 'a' },
+        },
+      });
+      const credentials = new CredentialsDistributor({
+        clients: backend.clients,
+        sourceNamespace: 'optimus-system',
+        sourceName: 'optimus-broker-sidecar',
+        targetName: 'optimus-broker-sidecar',
+      });
+      expect(await credentials.ensure('default')).toBe('created');
+      await cluster.clients.core.replaceNamespacedSecret({
+        namespace: 'optimus-system',
+        name: 'optimus-broker-sidecar',
+        body: {
+          metadata: { name: 'optimus-broker-sidecar' },
+          stringData: { username: 'sidecar', password: 'b' },
+        },
+      });
+      expect(await credentials.ensure('default')).toBe('updated');
     } finally {
       await backend.stop();
       await cluster.close();

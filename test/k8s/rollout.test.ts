@@ -7,7 +7,7 @@ import { currentOf } from '../../controller/src/k8s';
 import type { TaskPlacement } from '../../controller/src/scheduling/types';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';
-import { startBackend, until } from './backend-fixture';
+import { CONTROLLER_TOKEN, finishExited, startBackend, until } from './backend-fixture';
 
 const GiB = 1024 ** 3;
 const NODES = [
@@ -95,7 +95,16 @@ describe('Kubernetes backend: rollout', () => {
     expect(job.status).toMatchObject({ phase: 'Running', shape: { ps: 1, workers: 2 }, restarts: 0 });
     await until(() => backend.jobs.active()[0]?.job.status?.phase === 'Running');
     expect(currentOf(backend.jobs.active()[0]!.job)?.placement).toEqual(placement);
-    await until(() => backend.observedPlacements().get('default/resnet')?.length === 3);
+    await until(
+      () =>
+        backend
+          .observe()
+          .jobs.get('default/resnet')
+          ?.tasks.filter((t) => t.state === 'running').length === 3,
+    );
+    expect(backend.observe().jobs.get('default/resnet')?.tasks).toEqual(
+      expect.arrayContaining(placement.map((p) => ({ ...p, state: 'running' }))),
+    );
   });
 
   it('resizes by checkpoint → delete → create: SIGTERM with grace, checkpoint line, then the new set', async () => {
@@ -139,6 +148,54 @@ describe('Kubernetes backend: rollout', () => {
       reason: 'CheckpointLine',
     });
     expect(ourPods(cluster, 'r').map((p) => envOf(p).DMLC_NUM_WORKER)).toEqual(Array(6).fill('3'));
+    // The waits read the pod informer's cache and wake on its events: the only pod list of the
+    // whole resize is the one that confirms the old set is gone (no list every poll period).
+    const lists = cluster.double.requests
+      .slice(mark)
+      .filter((q) => q.resource === 'pods' && q.verb === 'list' && q.user === CONTROLLER_TOKEN);
+    expect(lists).toHaveLength(1);
+  });
+
+  it('an abort stops a rollout at its next step: the half-started set goes, the status says so', async () => {
+    await setup({ neverStart: (pod) => String(pod.metadata.name).startsWith('stuck-') });
+    await cluster.submit({ name: 'stuck' });
+    const abort = new AbortController();
+    const running = backend.executor.execute(
+      {
+        actions: [
+          {
+            kind: 'start',
+            jobId: 'default/stuck',
+            shape: { ps: 1, workers: 1 },
+            placement: place(['gpu-1'], ['gpu-1']),
+          },
+        ],
+      },
+      { signal: abort.signal },
+    );
+    await until(() => ourPods(cluster, 'stuck').length === 3);
+    abort.abort(new Error('rollout did not confirm within 1 s'));
+    const r = await running;
+    expect(r.applied).toEqual([]);
+    expect(r.failed[0]?.error).toMatch(/Aborted: rollout did not confirm within 1 s/);
+    expect(ourPods(cluster, 'stuck')).toEqual([]);
+    const job = await cluster.job('default', 'stuck');
+    expect(job.status?.phase).toBe('Suspended');
+    expect(job.status?.conditions?.find((c) => c.type === 'RolloutFailed')).toMatchObject({
+      reason: 'Aborted',
+    });
+    // An aborted signal stops a plan before its first step: nothing is written.
+    const mark = cluster.double.requests.length;
+    const late = await backend.executor.execute(
+      { actions: [{ kind: 'suspend', jobId: 'default/stuck', reason: 'x' }] },
+      { signal: abort.signal },
+    );
+    expect(late.failed[0]?.error).toBe('rollout did not confirm within 1 s');
+    expect(
+      cluster.double.requests
+        .slice(mark)
+        .filter((q) => q.verb !== 'get' && q.verb !== 'list' && q.verb !== 'watch'),
+    ).toEqual([]);
   });
 
   it('a rollout whose image cannot be pulled leaves no pods and a RolloutFailed condition', async () => {
@@ -203,7 +260,7 @@ describe('Kubernetes backend: rollout', () => {
     });
   });
 
-  it('completes when all workers exit 0: pods removed, JCT recorded', async () => {
+  it('completes when all workers exit 0: status first, then the pods; JCT recorded', async () => {
     await setup();
     await cluster.submit({ name: 'done' });
     await backend.executor.execute({
@@ -217,20 +274,61 @@ describe('Kubernetes backend: rollout', () => {
       ],
     });
     cluster.fake.exit('default', 'done-worker-0', 0);
-    expect(await backend.completion.check(await cluster.job('default', 'done'))).toBe('running');
+    await until(
+      () =>
+        backend
+          .observe()
+          .jobs.get('default/done')
+          ?.tasks.some((t) => t.state === 'succeeded') === true,
+    );
+    expect(backend.observe().jobs.get('default/done')).toMatchObject({ exited: null, finished: null });
     cluster.fake.exit('default', 'done-worker-1', 0);
-    expect(await backend.completion.check(await cluster.job('default', 'done'))).toBe('succeeded');
+    const mark = cluster.double.requests.length;
+    const { end, result } = await finishExited(backend, 'default/done');
+    expect(end).toMatchObject({ outcome: 'succeeded', reason: 'WorkersSucceeded' });
+    expect(result.failed).toEqual([]);
+    const writes = cluster.double.requests
+      .slice(mark)
+      .filter((q) => q.verb === 'delete' || q.resource === 'optimusjobs/status');
+    // The end is recorded before anything is deleted: a crash in between strands nothing.
+    expect(writes[0]?.resource).toBe('optimusjobs/status');
+    expect(writes.filter((q) => q.verb === 'delete').map((q) => q.path.split('/').at(-1))).toEqual([
+      'done-scheduler-0',
+      'done-ps-0',
+      'done-worker-0',
+      'done-worker-1',
+    ]);
+    expect(
+      writes.filter((q) => q.verb === 'delete').every((q) => q.query.includes('gracePeriodSeconds=0')),
+    ).toBe(true);
     const job = await cluster.job('default', 'done');
     expect(job.status).toMatchObject({ phase: 'Succeeded', completionTime: expect.any(String) });
     expect(job.status?.jctSeconds).toBeGreaterThanOrEqual(0);
-    await until(() => ourPods(cluster, 'done').length === 0);
-    await until(
-      () => backend.jobs.list().some((e) => e.id === 'default/done') && backend.jobs.active().length === 0,
-    );
+    expect(ourPods(cluster, 'done')).toEqual([]);
+    await until(() => backend.observe().jobs.get('default/done')?.finished?.reason === 'WorkersSucceeded');
+    // Finish is idempotent: a repeat keeps the first completion time and writes nothing new.
+    const again = await backend.executor.execute({
+      actions: [{ kind: 'finish', jobId: 'default/done', ...end, checkpoint: false }],
+    });
+    expect(again.failed).toEqual([]);
+    expect((await cluster.job('default', 'done')).status?.completionTime).toBe(job.status?.completionTime);
+    // And nothing starts it again.
+    const restart = await backend.executor.execute({
+      actions: [
+        {
+          kind: 'start',
+          jobId: 'default/done',
+          shape: { ps: 1, workers: 1 },
+          placement: place(['gpu-1'], ['gpu-1']),
+        },
+      ],
+    });
+    expect(restart.failed[0]?.error).toMatch(/has finished/);
+    expect(ourPods(cluster, 'done')).toEqual([]);
   });
 
   it('reports the cluster view: allocatable minus requests of pods that are not ours', async () => {
-    await setup();
+    await setup({ namespaces: ['other'] });
     await cluster.clients.core.createNamespacedPod({
       namespace: 'other',
       body: {

@@ -34,6 +34,43 @@ const fitted = {
   remaining: { steps: 5000, seconds: 1200 },
 };
 
+describe('status.trainerStatus and the printer columns against the API double (CRD schema enforced)', () => {
+  it('writes progressPercentage, estimatedRemainingSeconds, lastUpdatedTime and the ETA text', async () => {
+    cluster = await startTestCluster([]);
+    await cluster.submit({ name: 'cifar' });
+    let now = Date.UTC(2026, 0, 1, 12, 0, 0);
+    const reporter = new StatusReporter(
+      new JobApi(makeClients(kubeConfigFor(cluster.double.url, CONTROLLER_TOKEN))),
+      () => now,
+    );
+    await reporter.report('default/cifar', { progress: 0.25, predictedCompletionSec: now / 1000 + 5400 });
+    let status = (await cluster.job('default', 'cifar')).status!;
+    expect(status.trainerStatus).toEqual({
+      progressPercentage: 25,
+      estimatedRemainingSeconds: 5400,
+      lastUpdatedTime: '2026-01-01T12:00:00Z',
+    });
+    expect(status.eta).toBe('1h30m');
+    expect(status.progress).toBe('25%');
+    // A report without a new prediction: the ETA is recomputed from the stored one, as of now.
+    now += 600_000;
+    await reporter.report('default/cifar', { progress: 0.4 });
+    status = (await cluster.job('default', 'cifar')).status!;
+    expect(status.trainerStatus).toMatchObject({ progressPercentage: 40, estimatedRemainingSeconds: 4800 });
+    expect(status.eta).toBe('1h20m');
+    // Finished: 100 %, nothing left, no ETA, no stale prediction.
+    await reporter.report('default/cifar', { progress: 0.97, predictedCompletionSec: null, finished: true });
+    status = (await cluster.job('default', 'cifar')).status!;
+    expect(status.trainerStatus).toEqual({
+      progressPercentage: 100,
+      estimatedRemainingSeconds: 0,
+      lastUpdatedTime: '2026-01-01T12:10:00Z',
+    });
+    expect(status.eta).toBeUndefined();
+    expect(status.predictedCompletionTime).toBeUndefined();
+  });
+});
+
 describe('status.models against the API double', () => {
   const cases: { name: string; next: Record<string, unknown> }[] = [
     {

@@ -24,7 +24,7 @@ export function withBrokerAccess(inner: Backend, access: JobAccess): Backend {
     get executor() {
       return inner.executor;
     },
-    servers: () => inner.servers(),
+    observe: () => inner.observe(),
     async admit(spec, o) {
       await access.grant(jobIdentityOf(spec), GRANT_WAIT_MS);
       await inner.admit(spec, o);

@@ -3,7 +3,8 @@
  * Each command lives in `commands/<name>.ts` and registers itself; this file only lists them.
  * Contract: with `--json`, stdout carries exactly one JSON document; everything else goes to stderr.
  */
-import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
 import { registerBenchCommands } from './commands/bench';
 import { registerEvalCommands } from './commands/eval';
 import { registerKubernetesCommands } from './commands/kubernetes';
@@ -12,10 +13,17 @@ import { registerPaaCommands } from './commands/paa';
 import { registerPredictCommands } from './commands/predict';
 import { registerSimulateCommands } from './commands/simulate';
 import { registerTraceCommands } from './commands/trace';
+import { runProgram } from './run-program';
+
+/** The version of this checkout (package.json), for `--version`. */
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export function buildProgram(): Command {
   const program = new Command('optimus')
     .description('Optimus: dynamic resource scheduling for parameter-server deep-learning jobs')
+    .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
   registerEvalCommands(program);
@@ -29,18 +37,4 @@ export function buildProgram(): Command {
   return program;
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const program = buildProgram().exitOverride();
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode;
-      return;
-    }
-    process.stderr.write(`optimus: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  }
-}
-
-await main(process.argv.slice(2));
+await runProgram(buildProgram(), process.argv.slice(2));

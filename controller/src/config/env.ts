@@ -1,7 +1,8 @@
 /**
  * The controller's configuration: the environment-variable contract of
- * `docs/controller-config.md`, validated with zod, with command-line overrides on top.
- * A malformed value stops the process with an error naming the variable.
+ * `docs/controller-config.md`, validated with zod. Every variable also has a command-line flag
+ * ({@link SETTINGS}); a flag wins over the variable. A malformed value stops the process with an
+ * error naming the flag or variable it came from.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -57,7 +58,83 @@ const envSchema = z.object({
   OPTIMUS_SIDECAR_BROKER_URL: brokerUrl.optional(),
   OPTIMUS_SIDECAR_CREDENTIALS_SECRET: z.string().min(1).optional(),
   OPTIMUS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  OPTIMUS_WATCH_NAMESPACES: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== ''),
+    )
+    .pipe(
+      z.array(
+        z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be namespace names, comma-separated'),
+      ),
+    ),
+  OPTIMUS_CREDENTIALS_SOURCE: z.string().min(1).optional(),
 });
+
+/**
+ * Every setting: its environment variable and its `optimus kubernetes run` flag (same value, flag
+ * wins). docs/controller-config.md documents this table; a test keeps the two equal.
+ */
+export const SETTINGS = {
+  OPTIMUS_BROKER_URL: ['--broker-url', 'MQTT broker URL (mqtt://, mqtts://, ws://, wss://)'],
+  OPTIMUS_BROKER_USERNAME: ['--broker-username', 'broker user name'],
+  OPTIMUS_BROKER_PASSWORD_FILE: ['--broker-password-file', 'file holding the broker password'],
+  OPTIMUS_BROKER_CA_FILE: ['--broker-ca-file', 'CA bundle for mqtts://'],
+  OPTIMUS_BROKER_CLIENT_ID: [
+    '--broker-client-id',
+    'MQTT client id, the same for every replica (default optimus-controller)',
+  ],
+  OPTIMUS_BROKER_IDENTITIES: [
+    '--broker-identities',
+    'none, or dynsec: per-task broker identities and a Secret per job (default none)',
+  ],
+  OPTIMUS_BROKER_PROBE_JOB: [
+    '--broker-probe-job',
+    '<namespace>/<job> that gets broker identities without being a job (helm test)',
+  ],
+  OPTIMUS_HTTP_PORT: ['--http-port', 'HTTP API, /healthz, /readyz, /metrics (default 8080)'],
+  OPTIMUS_WEBHOOK_PORT: ['--webhook-port', 'HTTPS port of the sidecar-injection webhook (default 8443)'],
+  OPTIMUS_WEBHOOK_CERT_FILE: ['--webhook-cert-file', 'webhook TLS certificate (default /tls/tls.crt)'],
+  OPTIMUS_WEBHOOK_KEY_FILE: ['--webhook-key-file', 'webhook TLS key (default /tls/tls.key)'],
+  OPTIMUS_API_TOKEN_FILE: ['--api-token-file', 'bearer token protecting mutating API calls'],
+  OPTIMUS_POLICY: ['--policy', 'policy name from the registry (default optimus)'],
+  OPTIMUS_SCHEDULING_INTERVAL_SEC: [
+    '--scheduling-interval-sec',
+    'seconds between scheduling rounds (default 600)',
+  ],
+  OPTIMUS_RESTART_COST_SEC: [
+    '--restart-cost-sec',
+    'assumed checkpoint → restart cost of a resize (default 60)',
+  ],
+  OPTIMUS_LEADER_ELECTION: ['--leader-election', 'elect a leader on a Lease: true or false (default true)'],
+  OPTIMUS_LEASE_NAME: ['--lease-name', 'the Lease (in POD_NAMESPACE; default optimus-controller)'],
+  POD_NAME: ['--pod-name', "this replica's identity (downward API)"],
+  POD_NAMESPACE: ['--pod-namespace', 'home namespace: the Lease and the credentials Secret live there'],
+  OPTIMUS_SIDECAR_IMAGE: ['--sidecar-image', 'image the webhook injects (no webhook without it)'],
+  OPTIMUS_SIDECAR_RESOURCES: ['--sidecar-resources', 'JSON resources of the injected sidecar'],
+  OPTIMUS_SIDECAR_BROKER_URL: [
+    '--sidecar-broker-url',
+    'broker URL the injected sidecars use (default: the broker URL)',
+  ],
+  OPTIMUS_SIDECAR_CREDENTIALS_SECRET: [
+    '--sidecar-credentials-secret',
+    'Secret (keys username, password) mounted into injected sidecars',
+  ],
+  OPTIMUS_CREDENTIALS_SOURCE: [
+    '--credentials-source',
+    'copy this Secret of POD_NAMESPACE into every job namespace as the sidecar credentials Secret',
+  ],
+  OPTIMUS_WATCH_NAMESPACES: [
+    '--watch-namespaces',
+    'comma-separated namespaces whose OptimusJobs run (default: all)',
+  ],
+  OPTIMUS_LOG_LEVEL: ['--log-level', `pino log level: ${LOG_LEVELS.join(', ')} (default info)`],
+} as const satisfies Record<keyof z.input<typeof envSchema>, readonly [string, string]>;
+export type SettingVariable = keyof typeof SETTINGS;
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -90,6 +167,10 @@ export interface ControllerConfig {
   readonly sidecarBrokerUrl: string | undefined;
   readonly sidecarCredentialsSecret: string | undefined;
   readonly logLevel: LogLevel;
+  /** Namespaces whose OptimusJobs this controller runs; empty = every namespace. */
+  readonly watchNamespaces: readonly string[];
+  /** Secret of the home namespace copied into job namespaces as `sidecarCredentialsSecret`. */
+  readonly credentialsSource: string | undefined;
 }
 
 /** Thrown for a bad configuration value; the message names the variable (or flag). */
@@ -106,16 +187,26 @@ export class ConfigError extends Error {
 export function loadConfig(
   env: Readonly<Record<string, string | undefined>>,
   overrides: Partial<ControllerConfig> = {},
+  /** Raw flag values by variable (`{ OPTIMUS_POLICY: 'drf' }` from `--policy drf`): they win over `env`. */
+  flags: Readonly<Partial<Record<SettingVariable, string>>> = {},
 ): ControllerConfig {
   // Empty strings count as unset: Helm renders absent values as "".
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const set = (o: Readonly<Record<string, string | undefined>>) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ''));
+  const fromFlags = set(flags);
+  const present = { ...set(env), ...fromFlags };
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     // The variable is the first path element; a nested path (inside a JSON value) says where.
     const variable = String(issue?.path[0] ?? 'environment');
-    const name = issue?.path.join('.') ?? variable;
-    throw new ConfigError(`${name}: ${issue?.message ?? 'invalid'} (got "${String(env[variable] ?? '')}")`);
+    const inner = issue?.path.slice(1).join('.');
+    const flag = (SETTINGS as Record<string, readonly [string, string] | undefined>)[variable]?.[0];
+    const name =
+      variable in fromFlags && flag ? `${flag} (${variable})` : flag ? `${variable} (${flag})` : variable;
+    throw new ConfigError(
+      `${name}${inner ? ` at ${inner}` : ''}: ${issue?.message ?? 'invalid'} (got "${String(present[variable] ?? '')}")`,
+    );
   }
   const e = parsed.data;
   const base: ControllerConfig = {
@@ -143,6 +234,8 @@ export function loadConfig(
     sidecarBrokerUrl: e.OPTIMUS_SIDECAR_BROKER_URL ?? e.OPTIMUS_BROKER_URL,
     sidecarCredentialsSecret: e.OPTIMUS_SIDECAR_CREDENTIALS_SECRET,
     logLevel: e.OPTIMUS_LOG_LEVEL,
+    watchNamespaces: e.OPTIMUS_WATCH_NAMESPACES,
+    credentialsSource: e.OPTIMUS_CREDENTIALS_SOURCE,
   };
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return { ...base, ...defined };

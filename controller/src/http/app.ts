@@ -10,6 +10,8 @@ import type { RuntimeEvent } from '../runtime/events';
 import { parseJobSpec, type JobSpec } from '../runtime/job-spec';
 import { requireToken } from './auth';
 import { requireJson } from './content-type';
+import { dashboardRoutes, type DashboardRoutesOptions } from './dashboard-routes';
+import { docsRoutes } from './docs-routes';
 import { ApiError, errorResponse, onError } from './errors';
 
 /** What the API needs from the runtime. */
@@ -31,6 +33,8 @@ export interface AppOptions {
   readonly logError?: (err: Error) => void;
   /** Whether POST /api/v1/jobs is offered (local mode); Kubernetes users submit custom resources. */
   readonly allowSubmit?: boolean;
+  /** The web dashboard and its read-only routes (`dashboard-routes.ts`), when the composition root runs one. */
+  readonly dashboard?: DashboardRoutesOptions;
 }
 
 /** A job spec is a few hundred bytes; anything near this is a mistake or an attack. */
@@ -54,6 +58,8 @@ export function createApp(o: AppOptions): Hono {
     return c.text(text, 200, { 'content-type': rt.metrics.registry.contentType });
   });
 
+  app.route('/', docsRoutes());
+  if (o.dashboard) app.route('/', dashboardRoutes(o.dashboard));
   app.get('/api/v1/jobs', (c) => c.json({ jobs: rt.list() }));
   app.get('/api/v1/jobs/:ns/:name', (c) => c.json(rt.get(`${c.req.param('ns')}/${c.req.param('name')}`)));
   const limit = bodyLimit({

@@ -23,7 +23,8 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, message:
 export function onError(err: Error, c: Context, log: (err: Error) => void): Response {
   if (err instanceof HTTPException) return errorResponse(c, err.status, err.message);
   const status = (err as { status?: unknown }).status;
-  if (status === 400 || status === 404 || status === 409) return errorResponse(c, status, err.message);
+  if (status === 400 || status === 404 || status === 409 || status === 422)
+    return errorResponse(c, status, err.message);
   log(err);
   return errorResponse(c, 500, 'internal error');
 }

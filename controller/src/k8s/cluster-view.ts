@@ -5,8 +5,8 @@
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Resources } from '../../../shared/src/units';
-import type { ServerSnapshot, TaskPlacement } from '../scheduling/types';
-import { GROUP, KIND, LABEL_INDEX, LABEL_JOB, LABEL_ROLE, jobIdOf } from './names';
+import type { ServerSnapshot } from '../scheduling/types';
+import { GROUP, KIND } from './names';
 import { addResources, parseResources } from './quantity';
 
 /** True for pods controlled by an OptimusJob. */
@@ -52,26 +52,4 @@ export function serversFrom(nodes: readonly V1Node[], pods: readonly V1Pod[]): S
       reserved: reserved.get(n.metadata?.name ?? '') ?? {},
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
-}
-
-/** Pure: what runs of each of our jobs (running ps/worker pods), keyed by job id. */
-export function observedPlacements(pods: readonly V1Pod[]): Map<string, TaskPlacement[]> {
-  const out = new Map<string, TaskPlacement[]>();
-  for (const pod of pods) {
-    const labels = pod.metadata?.labels ?? {};
-    const role = labels[LABEL_ROLE];
-    if (
-      !isOurPod(pod) ||
-      pod.status?.phase !== 'Running' ||
-      pod.metadata?.deletionTimestamp ||
-      (role !== 'ps' && role !== 'worker')
-    )
-      continue;
-    const id = jobIdOf(pod.metadata?.namespace ?? '', labels[LABEL_JOB] ?? '');
-    out.set(id, [
-      ...(out.get(id) ?? []),
-      { role, index: Number(labels[LABEL_INDEX] ?? 0), server: pod.spec?.nodeName ?? '' },
-    ]);
-  }
-  return out;
 }

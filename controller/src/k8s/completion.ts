@@ -1,93 +1,126 @@
 /**
- * Completion: a job is done when all its workers exit 0, or when the runtime says its convergence
- * rule is met. Its pods are removed (the Service and pods also go with the job through owner
- * references), and the status records completion time and JCT.
+ * Completion, pure: how a job's end is read from the cluster and how it is recorded there. The
+ * program has ended when all its workers exited 0 or one failed (its pods say so); the job is
+ * over for good once its status is terminal. The `finish` action of the executor records the end
+ * first (this status) and only then deletes the pods, so a controller that dies in between finds
+ * a finished job with pods left to delete — never a job without pods whose status says it runs.
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import type { JobEnd } from '../runtime/backend';
 import { CONDITION, setCondition } from './conditions';
-import type { JobEvents } from './events';
-import { EVENT_REASON, NO_EVENTS } from './events';
-import type { JobApi } from './job-api';
-import type { JobPods } from './job-pods';
+import type { JobEvent } from './events';
+import { EVENT_REASON } from './events';
+import type { StatusChange } from './job-api';
 import type { OptimusJob } from './optimus-job';
 import { isFinished } from './job-source';
-import { LABEL_ROLE, splitJobId } from './names';
+import { LABEL_ROLE } from './names';
 
 export type CompletionVerdict = 'running' | 'succeeded' | 'failed';
 
-/** Pure: the verdict from a job's pods. */
+/**
+ * Pod-level reasons of a `Failed` pod that are the cluster's doing, not the program's: evicted,
+ * preempted, rejected by its kubelet (`OutOfcpu`…), its node lost or shut down. Such a task failed,
+ * but the job's program did not fail: the job is re-planned (and resumes from its checkpoint).
+ */
+const DISRUPTION_REASONS = new Set([
+  'Evicted',
+  'Preempting',
+  'NodeLost',
+  'NodeAffinity',
+  'NodeShutdown',
+  'Shutdown',
+  'Terminated',
+  'UnexpectedAdmissionError',
+]);
+
+/** True when a failed pod was disrupted by the cluster (Kubernetes' `DisruptionTarget` semantics). */
+export function isDisruption(pod: V1Pod): boolean {
+  const reason = pod.status?.reason ?? '';
+  if (DISRUPTION_REASONS.has(reason) || reason.startsWith('OutOf')) return true;
+  return (pod.status?.conditions ?? []).some((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+}
+
+/** The verdict from a job's pods: its workers' exits (a disrupted worker is not the program's end). */
 export function verdictFrom(pods: readonly V1Pod[]): { verdict: CompletionVerdict; message: string } {
   const workers = pods.filter(
     (p) => p.metadata?.labels?.[LABEL_ROLE] === 'worker' && !p.metadata.deletionTimestamp,
   );
-  const failed = workers.find((p) => p.status?.phase === 'Failed');
+  const failed = workers.find((p) => p.status?.phase === 'Failed' && !isDisruption(p));
   if (failed)
     return {
       verdict: 'failed',
-      message: `worker pod ${failed.metadata?.name} failed: ${failed.status?.reason ?? failed.status?.message ?? 'non-zero exit'}`,
+      message: `worker pod ${failed.metadata?.name} failed: ${failed.status?.reason ?? failed.status?.message ?? exitText(failed)}`,
     };
   if (workers.length > 0 && workers.every((p) => p.status?.phase === 'Succeeded'))
     return { verdict: 'succeeded', message: `all ${workers.length} workers finished` };
   return { verdict: 'running', message: '' };
 }
 
-export class JobCompletion {
-  constructor(private readonly d: { jobs: JobApi; pods: JobPods; now: () => number; events?: JobEvents }) {}
+/** `exit code 1` of the first container that terminated with a non-zero code. */
+function exitText(pod: V1Pod): string {
+  const code = (pod.status?.containerStatuses ?? [])
+    .map((c) => c.state?.terminated?.exitCode)
+    .find((c) => c !== undefined && c !== 0);
+  return code === undefined ? 'non-zero exit' : `exit code ${code}`;
+}
 
-  /** Looks at the job's pods and finishes the job when its workers are done. */
-  async check(job: OptimusJob): Promise<CompletionVerdict> {
-    if (isFinished(job) || job.status?.phase !== 'Running')
-      return isFinished(job) ? (job.status?.phase === 'Failed' ? 'failed' : 'succeeded') : 'running';
-    const { verdict, message } = verdictFrom(
-      await this.d.pods.list(job.metadata.namespace, job.metadata.name),
-    );
-    if (verdict !== 'running')
-      await this.finish(job, verdict, verdict === 'succeeded' ? 'WorkersSucceeded' : 'WorkerFailed', message);
-    return verdict;
-  }
+/** The job's program ended on its own, read from its pods (see {@link verdictFrom}). */
+export function exitedOf(pods: readonly V1Pod[]): JobEnd | null {
+  const { verdict, message } = verdictFrom(pods);
+  if (verdict === 'running') return null;
+  return verdict === 'succeeded'
+    ? { outcome: 'succeeded', reason: 'WorkersSucceeded', message }
+    : { outcome: 'failed', reason: 'WorkerFailed', message };
+}
 
-  /** Finishes `jobId` because its convergence rule is met (called by the runtime). */
-  async converged(jobId: string, message: string): Promise<void> {
-    const id = splitJobId(jobId);
-    if (!id) throw new Error(`job id "${jobId}" is not namespace/name`);
-    await this.finish(await this.d.jobs.get(id.namespace, id.name), 'succeeded', 'Converged', message);
-  }
+/** The end a terminal status records (its `Complete` condition says why), or null. */
+export function finishedOf(job: OptimusJob): JobEnd | null {
+  if (!isFinished(job)) return null;
+  const conditions = job.status?.conditions ?? [];
+  const why =
+    conditions.find((c) => c.type === CONDITION.Complete) ??
+    conditions.find((c) => c.type === CONDITION.Invalid && c.status === 'True');
+  return {
+    outcome: job.status?.phase === 'Succeeded' ? 'succeeded' : 'failed',
+    reason: why?.reason ?? job.status?.phase ?? 'Completed',
+    message: why?.message ?? '',
+  };
+}
 
-  private async finish(
-    job: OptimusJob,
-    verdict: 'succeeded' | 'failed',
-    reason: string,
-    message: string,
-  ): Promise<void> {
-    const ns = job.metadata.namespace;
-    const names = (await this.d.pods.list(ns, job.metadata.name)).map((p) => p.metadata?.name ?? '');
-    // The model is final: no checkpoint needed, remove everything at once.
-    await this.d.pods.delete(ns, names, 0);
-    const nowMs = this.d.now();
-    const created = job.metadata.creationTimestamp
-      ? new Date(job.metadata.creationTimestamp).getTime()
-      : nowMs;
-    const nowIso = new Date(nowMs).toISOString();
-    const jctSeconds = Math.max(0, (nowMs - created) / 1000);
-    await this.d.jobs.updateStatus(ns, job.metadata.name, (j) => ({
-      phase: verdict === 'succeeded' ? 'Succeeded' : 'Failed',
-      completionTime: nowIso,
-      jctSeconds,
-      conditions: setCondition(
-        setCondition(
-          j.status?.conditions,
-          { type: CONDITION.Complete, status: verdict === 'succeeded' ? 'True' : 'False', reason, message },
-          nowIso,
-        ),
-        { type: CONDITION.Running, status: 'False', reason, message },
+/** Seconds from the job's creation to `nowMs`. */
+export function jctSecondsOf(job: OptimusJob, nowMs: number): number {
+  const created = job.metadata.creationTimestamp ? new Date(job.metadata.creationTimestamp).getTime() : nowMs;
+  return Math.max(0, (nowMs - created) / 1000);
+}
+
+/** The status of a job that is over: phase, completion time, JCT, `Complete` and `Running` conditions. */
+export function terminalStatus(job: OptimusJob, end: JobEnd, nowMs: number): StatusChange {
+  const nowIso = new Date(nowMs).toISOString();
+  const ok = end.outcome === 'succeeded';
+  const { reason, message } = end;
+  return {
+    phase: ok ? 'Succeeded' : 'Failed',
+    completionTime: nowIso,
+    jctSeconds: jctSecondsOf(job, nowMs),
+    conditions: setCondition(
+      setCondition(
+        job.status?.conditions,
+        { type: CONDITION.Complete, status: ok ? 'True' : 'False', reason, message },
         nowIso,
       ),
-    }));
-    (this.d.events ?? NO_EVENTS).emit(job, {
-      type: verdict === 'succeeded' ? 'Normal' : 'Warning',
-      reason: verdict === 'succeeded' ? EVENT_REASON.Completed : EVENT_REASON.Failed,
-      action: 'Complete',
-      note: `${reason}: ${message}; JCT ${Math.round(jctSeconds)} s`,
-    });
-  }
+      { type: CONDITION.Running, status: 'False', reason, message },
+      nowIso,
+    ),
+  };
+}
+
+/** The Event of a job that is over. */
+export function completionEvent(end: JobEnd, jctSeconds: number): JobEvent {
+  const ok = end.outcome === 'succeeded';
+  return {
+    type: ok ? 'Normal' : 'Warning',
+    reason: ok ? EVENT_REASON.Completed : EVENT_REASON.Failed,
+    action: 'Complete',
+    note: `${end.reason}: ${end.message}; JCT ${Math.round(jctSeconds)} s`,
+  };
 }

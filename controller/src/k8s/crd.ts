@@ -5,11 +5,25 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
-const CHART_FILES = new URL('../../../charts/optimus/files/', import.meta.url);
+/**
+ * Set by `controller/build.mjs` (esbuild `define`): the bundle carries the chart files, so the
+ * image needs no chart directory. Undefined when running from the sources.
+ */
+declare const __OPTIMUS_CHART_FILES__: Readonly<Record<string, string>> | undefined;
+
+/** A file of `charts/optimus/files/`: embedded in the bundle, read from the chart otherwise. */
+function chartFile(name: string): string {
+  if (typeof __OPTIMUS_CHART_FILES__ !== 'undefined') {
+    const text = __OPTIMUS_CHART_FILES__[name];
+    if (text === undefined) throw new Error(`the bundle does not carry charts/optimus/files/${name}`);
+    return text;
+  }
+  return readFileSync(new URL(`../../../charts/optimus/files/${name}`, import.meta.url), 'utf8');
+}
 
 /** The CRD manifest text exactly as shipped in the chart. */
 export function crdYaml(): string {
-  return readFileSync(new URL('optimusjob-crd.yaml', CHART_FILES), 'utf8');
+  return chartFile('optimusjob-crd.yaml');
 }
 
 export function crdManifest(): Record<string, unknown> {
@@ -19,12 +33,28 @@ export function crdManifest(): Record<string, unknown> {
 export interface RbacRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
+  readonly resourceNames?: readonly string[];
   readonly verbs: readonly string[];
 }
 
-/** The rules the controller's ClusterRole grants; tests check every API call is covered. */
+/** Where a set of rules applies (see the comment at the top of `rbac-rules.yaml`). */
+export interface RbacRuleSets {
+  readonly cluster: readonly RbacRule[];
+  readonly jobNamespaces: readonly RbacRule[];
+  readonly home: readonly RbacRule[];
+  /** With the bundled broker only: each job's own broker Secret (ADR 0013). */
+  readonly perJobCredentials: readonly RbacRule[];
+}
+
+/** The rules by where the chart grants them. */
+export function rbacRuleSets(): RbacRuleSets {
+  return parse(chartFile('rbac-rules.yaml')) as RbacRuleSets;
+}
+
+/** Every rule the controller is granted (all sets); tests check every API call is covered. */
 export function rbacRules(): RbacRule[] {
-  return parse(readFileSync(new URL('rbac-rules.yaml', CHART_FILES), 'utf8')) as RbacRule[];
+  const s = rbacRuleSets();
+  return [...s.cluster, ...s.jobNamespaces, ...s.home, ...s.perJobCredentials];
 }
 
 /** True when some rule allows `verb` on `group`/`resource` (resource may be `plural/subresource`). */

@@ -51,7 +51,7 @@ describe('EventRecorder', () => {
       action: 'Start',
       note: 'started with 1 PS / 2 workers on n1',
       regarding: {
-        apiVersion: 'optimus.dev/v1alpha1',
+        apiVersion: 'optimus.dev/v1alpha2',
         kind: 'OptimusJob',
         name: 'resnet',
         namespace: 'team-a',

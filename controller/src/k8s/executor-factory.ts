@@ -6,17 +6,20 @@ import type { JobEvents } from './events';
 import { EventRecorder, eventWriterFor } from './events';
 import { KubernetesExecutor } from './executor';
 import { JobApi } from './job-api';
+import type { PodCache } from './job-pods';
 import { JobPods } from './job-pods';
 import type { RolloutTimings } from './rollout';
 import { Rollouts } from './rollout';
 
 export interface ExecutorOptions {
   readonly clients: KubeClients;
+  /** The pod informer's cache: what the rollouts read and wait on (started by the caller). */
+  readonly pods: PodCache;
   readonly timings?: Partial<RolloutTimings>;
-  readonly pollIntervalMs?: number;
+  /** Ms between a wait's safety re-reads of the cache (it wakes on the cache's events too). */
+  readonly recheckMs?: number;
   readonly checkpoint?: CheckpointSignal;
   readonly now?: () => number;
-  readonly sleep?: (ms: number) => Promise<void>;
   /** Where Kubernetes Events go (default: an {@link EventRecorder} on `clients`). */
   readonly events?: JobEvents;
   /** This replica's name in the Events it writes (`reportingInstance`; default the host name). */
@@ -31,8 +34,6 @@ export const DEFAULT_TIMINGS: RolloutTimings = {
   stopSlackMs: 30_000,
   checkpointReportLagMs: 5_000,
 };
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createExecutor(o: ExecutorOptions): {
   executor: KubernetesExecutor;
@@ -52,11 +53,8 @@ export function createExecutor(o: ExecutorOptions): {
     });
   const timings = { ...DEFAULT_TIMINGS, ...o.timings };
   const jobs = new JobApi(o.clients);
-  const pods = new JobPods(o.clients, {
-    pollIntervalMs: o.pollIntervalMs ?? 1000,
-    sleep: o.sleep ?? realSleep,
-    now,
-  });
+  // The waits run on real timers, so they measure real time whatever clock the statuses use.
+  const pods = new JobPods(o.clients, o.pods, { recheckMs: o.recheckMs ?? 1000, now: Date.now });
   const rollouts = new Rollouts({
     clients: o.clients,
     jobs,

@@ -7,12 +7,11 @@ import type { JobApi } from './job-api';
 import type { JobPods } from './job-pods';
 import type { OptimusJob } from './optimus-job';
 import type { Rollouts } from './rollout';
+import { replicaSpecs } from './testing';
 
 const spec = {
   mode: 'sync',
-  container: { image: 'mxnet', command: ['python', 'train.py'] },
-  ps: { resources: { requests: { cpu: '1' } } },
-  worker: { resources: { requests: { cpu: '1' } } },
+  replicaSpecs: replicaSpecs({ cpu: '1' }, { cpu: '1' }, 'mxnet'),
   batchSize: 32,
   convergence: { threshold: 0.02, patience: 2, stepsPerEpoch: 100 },
   scaling: { minPs: 1, maxPs: 2, minWorkers: 1, maxWorkers: 2 },
@@ -31,7 +30,13 @@ const job: OptimusJob = {
 function build() {
   const calls: string[] = [];
   let creates = 0;
+  const running = (role: 'ps' | 'worker'): V1Pod => ({
+    metadata: { name: `j-${role}-0`, labels: { 'optimus.dev/role': role, 'optimus.dev/index': '0' } },
+    spec: { nodeName: 'n1', containers: [] },
+    status: { phase: 'Running' },
+  });
   const pods = {
+    list: () => [running('ps'), running('worker')],
     delete: async (_ns: string, names: readonly string[]) => void calls.push(`delete ${names.join()}`),
     waitGone: async () => true,
     create: async (ps: readonly V1Pod[]) => {

@@ -3,12 +3,15 @@
  * becomes a checkpoint → restart rollout (see `rollout.ts`). Jobs are handled in parallel, the
  * actions of one job in plan order; one failing action never stops the rest of the plan.
  */
-import type { ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
+import type { ExecuteOptions, ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
 import type { JobShape, TaskPlacement } from '../scheduling/types';
 import { CONDITION, setCondition } from './conditions';
 import type { JobEvent, JobEvents } from './events';
 import { EVENT_REASON, NO_EVENTS, shapeText } from './events';
 import type { JobApi } from './job-api';
+import { JobNotFoundError } from './job-api';
+import { isFinished } from './job-source';
+import { runningSetOf } from './observe';
 import type { JobPods, StartOutcome } from './job-pods';
 import type { OptimusJob, OptimusJobSpec } from './optimus-job';
 import { gracePeriodOf, parseSpec } from './optimus-job';
@@ -57,24 +60,46 @@ function runningEvent(
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class KubernetesExecutor implements Executor {
+  /** Jobs with an action in progress, and how many (plans of one job may overlap after an abort). */
+  private readonly inProgress = new Map<string, number>();
+
   constructor(private readonly d: KubernetesExecutorDeps) {}
+
+  /** True while an action of the job is being carried out (its pods are in transition). */
+  rollingOut(jobId: string): boolean {
+    return this.inProgress.has(jobId);
+  }
 
   private emit(job: OptimusJob, e: JobEvent): void {
     (this.d.events ?? NO_EVENTS).emit(job, e);
   }
 
-  async execute(plan: Plan): Promise<ExecutionResult> {
+  /**
+   * Applies the plan. An abort (`options.signal`) stops every job's rollout at its next step: the
+   * action in progress and those not begun are reported as failed, and what was left is whatever
+   * the next observation shows.
+   */
+  async execute(plan: Plan, options: ExecuteOptions = {}): Promise<ExecutionResult> {
+    const { signal } = options;
     const byJob = new Map<string, PlanAction[]>();
     for (const a of plan.actions) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
     const errors = new Map<PlanAction, string>();
     await Promise.all(
-      [...byJob.values()].map(async (actions) => {
-        for (const a of actions) {
-          try {
-            await this.apply(a);
-          } catch (err) {
-            errors.set(a, messageOf(err));
+      [...byJob.entries()].map(async ([jobId, actions]) => {
+        this.inProgress.set(jobId, (this.inProgress.get(jobId) ?? 0) + 1);
+        try {
+          for (const a of actions) {
+            try {
+              signal?.throwIfAborted();
+              await (a.kind === 'finish' ? this.finish(a, signal) : this.apply(a, signal));
+            } catch (err) {
+              errors.set(a, messageOf(err));
+            }
           }
+        } finally {
+          const left = (this.inProgress.get(jobId) ?? 1) - 1;
+          if (left > 0) this.inProgress.set(jobId, left);
+          else this.inProgress.delete(jobId);
         }
       }),
     );
@@ -111,41 +136,92 @@ export class KubernetesExecutor implements Executor {
     return { job, spec: parsed.spec };
   }
 
-  private async apply(a: PlanAction): Promise<void> {
+  private async apply(a: Exclude<PlanAction, { kind: 'finish' }>, signal?: AbortSignal): Promise<void> {
     const { job, spec } = await this.load(a.jobId);
+    // The status is the record that a job is over: nothing starts it again, whatever asks.
+    if (isFinished(job) && a.kind !== 'suspend')
+      throw new RolloutError(`OptimusJob ${a.jobId} has finished (${job.status?.phase})`);
     switch (a.kind) {
       case 'start':
         // Leftovers (a controller that died mid-rollout) are stopped first: one set at a time.
-        await this.d.rollouts.stopAll(job, spec);
-        return this.startSet(job, spec, a.shape, a.placement, job.status?.phase === 'Suspended', null);
+        await this.d.rollouts.stopAll(job, spec, signal);
+        return this.startSet(
+          { job, spec, shape: a.shape, placement: a.placement, signal },
+          {
+            restarted: job.status?.phase === 'Suspended',
+            previous: null,
+          },
+        );
       case 'resize': {
-        const previous =
-          job.status?.shape && job.status.placement?.length
-            ? { shape: job.status.shape, placement: job.status.placement }
-            : null;
-        await this.d.rollouts.stopAll(job, spec);
-        return this.startSet(job, spec, a.shape, a.placement, true, previous);
+        // What runs before the stop is what a failed rollout rolls back to.
+        const previous = runningSetOf(this.d.pods.list(job.metadata.namespace, job.metadata.name));
+        await this.d.rollouts.stopAll(job, spec, signal);
+        return this.startSet(
+          { job, spec, shape: a.shape, placement: a.placement, signal },
+          {
+            restarted: true,
+            previous,
+          },
+        );
       }
       case 'suspend':
-        await this.d.rollouts.stopAll(job, spec);
+        await this.d.rollouts.stopAll(job, spec, signal);
+        if (isFinished(job)) return;
         await this.d.rollouts.suspended(job, 'Suspended', a.reason);
         this.emit(job, { type: 'Normal', reason: EVENT_REASON.Suspended, action: 'Suspend', note: a.reason });
         return;
       case 'replace-worker':
-        return this.replaceWorker(job, spec, a.index, a.server);
+        return this.replaceWorker(job, spec, a.index, a.server, signal);
     }
   }
 
-  /** Launches a set; on failure rolls back to `previous` when there is one, else suspends. */
+  /**
+   * The job is over: its status says so first (a controller that dies right after neither starts
+   * it again nor strands it), then its pods go — with the checkpoint grace when the runtime ends a
+   * job that still trains, at once when its program already exited. Idempotent: a repeat keeps
+   * the first completion time and deletes whatever is left. A job already deleted has nothing left
+   * to record (its pods go with it).
+   */
+  private async finish(a: Extract<PlanAction, { kind: 'finish' }>, signal?: AbortSignal): Promise<void> {
+    const id = splitJobId(a.jobId);
+    if (!id) throw new RolloutError(`job id "${a.jobId}" is not namespace/name`);
+    let job: OptimusJob;
+    try {
+      job = await this.d.jobs.get(id.namespace, id.name);
+    } catch (err) {
+      if (err instanceof JobNotFoundError) return;
+      throw err;
+    }
+    await this.d.rollouts.finished(job, { outcome: a.outcome, reason: a.reason, message: a.message });
+    signal?.throwIfAborted();
+    const names = this.d.pods.list(id.namespace, id.name).map((p) => p.metadata?.name ?? '');
+    if (names.length === 0) return;
+    const parsed = parseSpec(job.spec);
+    const grace = a.checkpoint && parsed.ok ? gracePeriodOf(parsed.spec) : 0;
+    await this.d.rollouts.stopPods(job, names, {
+      grace,
+      checkpoint: a.checkpoint,
+      ...(signal && { signal }),
+    });
+  }
+
+  /**
+   * Launches a set; on failure rolls back to `previous` when there is one (unless the rollout was
+   * aborted: it stops there), else records that the job holds nothing.
+   */
   private async startSet(
-    job: OptimusJob,
-    spec: OptimusJobSpec,
-    shape: JobShape,
-    placement: readonly TaskPlacement[],
-    restarted: boolean,
-    previous: { shape: JobShape; placement: readonly TaskPlacement[] } | null,
+    set: {
+      job: OptimusJob;
+      spec: OptimusJobSpec;
+      shape: JobShape;
+      placement: readonly TaskPlacement[];
+      signal: AbortSignal | undefined;
+    },
+    o: { restarted: boolean; previous: { shape: JobShape; placement: readonly TaskPlacement[] } | null },
   ): Promise<void> {
-    const outcome = await this.d.rollouts.launch(job, spec, shape, placement);
+    const { job, spec, shape, placement, signal } = set;
+    const { restarted, previous } = o;
+    const outcome = await this.d.rollouts.launch(job, spec, shape, placement, signal);
     if (outcome.ok) {
       await this.d.rollouts.running(job, shape, placement, restarted);
       await this.d.rollouts.rolloutSucceeded(job);
@@ -153,9 +229,16 @@ export class KubernetesExecutor implements Executor {
       return;
     }
     const failure = `rollout to ${shapeText(shape)} failed (${outcome.reason}: ${outcome.message})`;
-    const back = previous
-      ? await this.d.rollouts.launch(job, spec, previous.shape, previous.placement)
-      : null;
+    const back =
+      previous && !signal?.aborted
+        ? await this.d.rollouts
+            .launch(job, spec, previous.shape, previous.placement, signal)
+            .catch((err: unknown): StartOutcome => ({
+              ok: false,
+              reason: 'Aborted',
+              message: messageOf(err),
+            }))
+        : null;
     if (previous && back?.ok) {
       await this.d.rollouts.running(job, previous.shape, previous.placement, restarted);
       await this.d.rollouts.rolloutFailed(job, outcome);
@@ -185,9 +268,11 @@ export class KubernetesExecutor implements Executor {
     spec: OptimusJobSpec,
     index: number,
     server: string,
+    signal?: AbortSignal,
   ): Promise<void> {
-    const shape = job.status?.shape;
-    const placement = job.status?.placement ?? [];
+    const running = runningSetOf(this.d.pods.list(job.metadata.namespace, job.metadata.name));
+    const shape = running?.shape;
+    const placement = running?.placement ?? [];
     const old = placement.find((p) => p.role === 'worker' && p.index === index);
     if (!shape || !old)
       throw new RolloutError(
@@ -196,15 +281,16 @@ export class KubernetesExecutor implements Executor {
     const ns = job.metadata.namespace;
     const name = podName(job.metadata.name, 'worker', index);
     const { startTimeoutMs: timeoutMs, unschedulableGraceMs, stopSlackMs } = this.d.timings;
-    await this.d.pods.delete(ns, [name], gracePeriodOf(spec));
-    await this.d.pods.waitGone(ns, job.metadata.name, [name], gracePeriodOf(spec) * 1000 + stopSlackMs);
+    const grace = gracePeriodOf(spec);
+    await this.d.pods.delete(ns, [name], grace);
+    await this.d.pods.waitGone(ns, job.metadata.name, [name], grace * 1000 + stopSlackMs, signal);
     let firstFailure = '';
     for (const target of [server, old.server]) {
+      // An abort stops here: the job runs a worker short, which the next round observes and re-plans.
+      signal?.throwIfAborted();
       const outcome = await this.d.pods
         .create([buildTaskPod({ job, spec, shape, placement }, 'worker', index, target)])
-        .then(() =>
-          this.d.pods.waitRunning(ns, job.metadata.name, [name], { timeoutMs, unschedulableGraceMs }),
-        )
+        .then((created) => this.d.pods.waitRunning(created, { timeoutMs, unschedulableGraceMs, signal }))
         // A rejected create (a conflict, a quota) is a failed start like any other: never a job
         // left one worker short without a condition.
         .catch((err: unknown): StartOutcome => ({
@@ -237,6 +323,7 @@ export class KubernetesExecutor implements Executor {
       firstFailure ||= `${outcome.reason}: ${outcome.message}`;
       await this.d.pods.delete(ns, [name], 0);
       await this.d.pods.waitGone(ns, job.metadata.name, [name], stopSlackMs);
+      signal?.throwIfAborted();
       if (target === old.server) {
         // Neither node takes the worker: stop the whole job rather than leave it short of a worker.
         await this.d.rollouts.stopAll(job, spec);

@@ -1,33 +1,36 @@
 /**
- * The Kubernetes backend, composed: executor (the only writer of pods), cluster view (informers
- * on nodes and pods), job source (informer on OptimusJobs), status writers, completion, leader
- * election and the sidecar-injection webhook. The runtime stays backend-agnostic and drives it.
+ * The Kubernetes backend, composed: executor (the only writer of pods), cluster view and
+ * observation (informers on nodes and pods), job source (informer on OptimusJobs), status
+ * writers, leader election and the sidecar-injection webhook. The runtime stays backend-agnostic
+ * and drives it.
  *
  * @example
  * const backend = createKubernetesBackend({ config: loadKubeConfig(), namespace: 'optimus-system', identity: 'pod-a' });
  * await backend.start();
  * if (backend.leader.isLeader()) await backend.executor.execute(plan);
  */
-import type { KubeConfig } from '@kubernetes/client-node';
-import type { ExecutionResult, Executor, Plan } from '../planning/types';
-import type { ServerSnapshot, TaskPlacement } from '../scheduling/types';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import type { ExecuteOptions, ExecutionResult, Executor, Plan } from '../planning/types';
+import type { Observation } from '../runtime/backend';
+import type { ServerSnapshot } from '../scheduling/types';
 import type { CheckpointSignal } from './checkpoint-signal';
 import { CheckpointLedger } from './checkpoint-signal';
 import { makeClients } from './clients';
 import type { KubeClients } from './clients';
-import { observedPlacements, serversFrom } from './cluster-view';
-import { JobCompletion } from './completion';
+import { isOurPod, serversFrom } from './cluster-view';
 import type { ExecutorOptions } from './executor-factory';
-import { createExecutor } from './executor-factory';
+import { createExecutor, DEFAULT_TIMINGS } from './executor-factory';
 import type { JobEvents } from './events';
 import { JobSource } from './job-source';
+import { ANNOTATION_INJECT } from './names';
 import type { LeaderElector } from './leader-election';
 import { LeaseElector } from './leader-election';
+import { observeJobs } from './observe';
 import { StatusReporter } from './status-reporter';
 import { WatchedList } from './watched-list';
 import type { SidecarConfig } from './webhook/sidecar-config';
 import { supportsNativeSidecars } from './webhook/sidecar-config';
-import type { WebhookServer } from './webhook/webhook-server';
+import type { WebhookServer, WebhookStats } from './webhook/webhook-server';
 import { startWebhookServer } from './webhook/webhook-server';
 
 export interface KubernetesBackendOptions {
@@ -45,7 +48,7 @@ export interface KubernetesBackendOptions {
     readonly renewDeadlineMs?: number;
     readonly retryPeriodMs?: number;
   };
-  readonly executor?: Omit<ExecutorOptions, 'clients' | 'checkpoint'>;
+  readonly executor?: Omit<ExecutorOptions, 'clients' | 'checkpoint' | 'pods'>;
   /** Defaults to an in-memory ledger the runtime feeds (`backend.checkpoints.record`). */
   readonly checkpoint?: CheckpointSignal;
   /** Serve the sidecar-injection webhook; `native: 'auto'` asks the API server's version. */
@@ -65,17 +68,22 @@ export interface KubernetesBackend {
   readonly executor: Executor;
   readonly jobs: JobSource;
   readonly status: StatusReporter;
-  readonly completion: JobCompletion;
   readonly leader: LeaderElector;
   readonly checkpoints: CheckpointLedger;
   /** Kubernetes Events about OptimusJobs (best effort). */
   readonly events: JobEvents;
   /** Servers with capacity and the resources held by pods that are not ours. */
   servers(): ServerSnapshot[];
-  /** What runs of each job according to its pods (for checking the status against reality). */
-  observedPlacements(): Map<string, TaskPlacement[]>;
+  /** What runs, from the informer caches: servers, and every OptimusJob with its pods' tasks. */
+  observe(): Observation;
+  /** Calls `fn` after every change of a pod owned by an OptimusJob; returns the unsubscribe. */
+  onPodChange(fn: () => void): () => void;
   /** The webhook's bound port once started (undefined without a webhook). */
   webhookPort(): number | undefined;
+  /** The webhook's review counts once started (undefined without a webhook). */
+  webhookStats(): WebhookStats | undefined;
+  /** Namespaces with pods that ask for the sidecar (they need its credentials Secret). */
+  injectedPodNamespaces(): string[];
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -86,8 +94,8 @@ class LeaderOnlyExecutor implements Executor {
     private readonly leader: LeaderElector,
   ) {}
 
-  async execute(plan: Plan): Promise<ExecutionResult> {
-    if (this.leader.isLeader()) return this.inner.execute(plan);
+  async execute(plan: Plan, options?: ExecuteOptions): Promise<ExecutionResult> {
+    if (this.leader.isLeader()) return this.inner.execute(plan, options);
     return {
       applied: [],
       failed: plan.actions.map((action) => ({ action, error: 'this controller replica is not the leader' })),
@@ -106,13 +114,29 @@ const soleLeader = (): LeaderElector => ({
 export function createKubernetesBackend(o: KubernetesBackendOptions): KubernetesBackend {
   const clients = makeClients(o.config);
   const checkpoints = new CheckpointLedger();
+  const onError = o.onError ? { onError: o.onError } : {};
+  const nodes = new WatchedList({
+    config: o.config,
+    path: '/api/v1/nodes',
+    list: () => clients.core.listNode(),
+    ...onError,
+  });
+  const pods = new WatchedList<V1Pod>({
+    config: o.config,
+    path: '/api/v1/pods',
+    list: () => clients.core.listPodForAllNamespaces(),
+    ...onError,
+  });
   const built = createExecutor({
     reportingInstance: o.identity,
     ...(o.onError ? { onEventError: o.onError } : {}),
     ...o.executor,
     clients,
+    pods,
     checkpoint: o.checkpoint ?? checkpoints,
   });
+  const timings = { ...DEFAULT_TIMINGS, ...o.executor?.timings };
+  const now = o.executor?.now ?? Date.now;
   const le = o.leaderElection ?? {};
   const leader: LeaderElector =
     le.enabled === false
@@ -127,19 +151,6 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
           ...(le.retryPeriodMs !== undefined ? { retryPeriodMs: le.retryPeriodMs } : {}),
           ...(o.onError ? { onError: o.onError } : {}),
         });
-  const onError = o.onError ? { onError: o.onError } : {};
-  const nodes = new WatchedList({
-    config: o.config,
-    path: '/api/v1/nodes',
-    list: () => clients.core.listNode(),
-    ...onError,
-  });
-  const pods = new WatchedList({
-    config: o.config,
-    path: '/api/v1/pods',
-    list: () => clients.core.listPodForAllNamespaces(),
-    ...onError,
-  });
   const jobs = new JobSource(clients, {
     ...(o.watchNamespace ? { namespace: o.watchNamespace } : {}),
     ...onError,
@@ -151,18 +162,29 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
     executor: new LeaderOnlyExecutor(built.executor, leader),
     jobs,
     status: new StatusReporter(built.jobs),
-    completion: new JobCompletion({
-      jobs: built.jobs,
-      pods: built.pods,
-      now: o.executor?.now ?? Date.now,
-      events: built.events,
-    }),
     leader,
     checkpoints,
     events: built.events,
     servers: () => serversFrom(nodes.items(), pods.items()),
-    observedPlacements: () => observedPlacements(pods.items()),
+    observe: () => ({
+      servers: serversFrom(nodes.items(), pods.items()),
+      jobs: observeJobs(jobs.items(), pods.items(), {
+        ...timings,
+        nowMs: now(),
+        rollingOut: (id) => built.executor.rollingOut(id),
+      }),
+    }),
+    onPodChange: (fn) => pods.onChange((pod) => isOurPod(pod) && fn()),
     webhookPort: () => webhook?.port,
+    webhookStats: () => webhook?.stats,
+    injectedPodNamespaces: () => [
+      ...new Set(
+        pods
+          .items()
+          .filter((p) => p.metadata?.annotations?.[ANNOTATION_INJECT] === 'true')
+          .map((p) => p.metadata?.namespace ?? ''),
+      ),
+    ],
     start: async () => {
       if (o.webhook) {
         const { native, ...rest } = o.webhook.sidecar;

@@ -5,12 +5,11 @@ import { syncJobs } from './job-feed';
 import type { JobEntry } from './job-source';
 import type { OptimusJob } from './optimus-job';
 import { parseSpec } from './optimus-job';
+import { replicaSpecs } from './testing';
 
 const spec = {
   mode: 'sync',
-  container: { image: 'i', command: ['python'] },
-  ps: { resources: { requests: { cpu: '1', memory: '2Gi' } } },
-  worker: { resources: { requests: { cpu: '2' } } },
+  replicaSpecs: replicaSpecs({ cpu: '1', memory: '2Gi' }, { cpu: '2' }, 'i'),
   batchSize: 32,
   convergence: { threshold: 0.02, patience: 2, stepsPerEpoch: 100 },
   scaling: { minPs: 1, maxPs: 4, minWorkers: 1, maxWorkers: 4 },
@@ -92,9 +91,9 @@ describe('job feed: pod overhead', () => {
     const sink = new FakeSink();
     await syncJobs(sink, [entry('a')], { cpu: 0.01, memory: 48 * MiB });
     const [s] = sink.specs;
-    // PS: 1 cpu / 2 GiB + sidecar 10m / 48 Mi + scheduler 100m / 256 Mi.
-    expect(s?.psDemand.cpu).toBeCloseTo(1.11, 9);
-    expect(s?.psDemand.memory).toBe(2 * GiB + 48 * MiB + 256 * MiB);
+    // PS: 1 cpu / 2 GiB + sidecar 10m / 48 Mi + scheduler 100m / 256 Mi with its own sidecar.
+    expect(s?.psDemand.cpu).toBeCloseTo(1.12, 9);
+    expect(s?.psDemand.memory).toBe(2 * GiB + 48 * MiB + 256 * MiB + 48 * MiB);
     // Worker: 2 cpu + sidecar 10m / 48 Mi, no scheduler share.
     expect(s?.workerDemand.cpu).toBeCloseTo(2.01, 9);
     expect(s?.workerDemand.memory).toBe(48 * MiB);

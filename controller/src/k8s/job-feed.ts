@@ -78,7 +78,10 @@ export async function syncJobs(
       await sink.submit(parsed.spec);
       result.submitted.push(e.id);
     } catch (err) {
-      result.failed.push({ id: e.id, error: messageOf(err) });
+      // 422: a task larger than every node; retrying cannot help until the spec (or the cluster) changes.
+      if ((err as { status?: unknown }).status === 422)
+        result.rejected.push({ id: e.id, error: messageOf(err), reason: 'InvalidSpec' });
+      else result.failed.push({ id: e.id, error: messageOf(err) });
     }
   }
   for (const id of known) {

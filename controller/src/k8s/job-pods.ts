@@ -1,38 +1,59 @@
 /**
- * The pod-level API calls of a rollout: list a job's pods, create a set, delete a set (with a
- * grace period: the kubelet sends SIGTERM, the job checkpoints), and wait for a set to run or go.
+ * The pod-level calls of a rollout: create a set, delete a set (with a grace period: the kubelet
+ * sends SIGTERM, the job checkpoints), and wait for a set to run or go. Reads come from the pod
+ * informer's cache, and waits wake on its events: nothing lists the API server on a timer.
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import type { ChangeFeed } from './cache-wait';
+import { waitOnCache } from './cache-wait';
 import type { KubeClients } from './clients';
 import { statusCodeOf } from './clients';
 import { LABEL_JOB } from './names';
 import type { PodVerdict } from './pod-state';
 import { podState } from './pod-state';
 
+/** The pod informer's cache (a {@link WatchedList} of every pod). */
+export interface PodCache extends ChangeFeed {
+  items(): readonly V1Pod[];
+}
+
 export interface Waiting {
-  /** Poll period of the waits (ms). */
-  readonly pollIntervalMs: number;
-  readonly sleep: (ms: number) => Promise<void>;
+  /** Ms between the waits' safety re-reads of the cache (they wake on its events too). */
+  readonly recheckMs: number;
   readonly now: () => number;
 }
 
 export type StartOutcome =
   { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly message: string };
 
+const nameOf = (p: V1Pod): string => p.metadata?.name ?? '';
+
+/** True when `p` is the very pod `want` names (same name and, when known, the same uid). */
+const isSame = (p: V1Pod, want: V1Pod): boolean =>
+  nameOf(p) === nameOf(want) && (want.metadata?.uid === undefined || p.metadata?.uid === want.metadata.uid);
+
 export class JobPods {
   constructor(
     private readonly clients: KubeClients,
+    private readonly cache: PodCache,
     private readonly wait: Waiting,
   ) {}
 
-  async list(namespace: string, job: string): Promise<V1Pod[]> {
-    const r = await this.clients.core.listNamespacedPod({ namespace, labelSelector: `${LABEL_JOB}=${job}` });
-    return r.items;
+  /** The job's pods as the informer holds them. */
+  list(namespace: string, job: string): V1Pod[] {
+    return this.cache
+      .items()
+      .filter((p) => p.metadata?.namespace === namespace && p.metadata.labels?.[LABEL_JOB] === job);
   }
 
-  async create(pods: readonly V1Pod[]): Promise<void> {
+  /** Creates the pods in order; returns them as the API server stored them (with their uids). */
+  async create(pods: readonly V1Pod[]): Promise<V1Pod[]> {
+    const out: V1Pod[] = [];
     for (const body of pods)
-      await this.clients.core.createNamespacedPod({ namespace: body.metadata?.namespace ?? '', body });
+      out.push(
+        await this.clients.core.createNamespacedPod({ namespace: body.metadata?.namespace ?? '', body }),
+      );
+    return out;
   }
 
   /** Deletes the named pods (already-gone ones are fine). */
@@ -46,63 +67,109 @@ export class JobPods {
     }
   }
 
-  /** Waits until none of `names` exists any more; false on timeout. */
+  /**
+   * Waits until none of `names` exists any more; false on timeout or abort. The cache saying so
+   * is confirmed by one list call: a pod created and deleted before the informer saw it is absent
+   * from the cache but may still exist.
+   */
   async waitGone(
     namespace: string,
     job: string,
     names: readonly string[],
     timeoutMs: number,
+    signal?: AbortSignal,
   ): Promise<boolean> {
-    const deadline = this.wait.now() + timeoutMs;
     const wanted = new Set(names);
-    for (;;) {
-      const left = (await this.list(namespace, job)).filter((p) => wanted.has(p.metadata?.name ?? ''));
-      if (left.length === 0) return true;
-      if (this.wait.now() >= deadline) return false;
-      await this.wait.sleep(this.wait.pollIntervalMs);
-    }
+    const deadline = this.wait.now() + timeoutMs;
+    const left = (pods: readonly V1Pod[]) => pods.filter((p) => wanted.has(nameOf(p)));
+    const end = await waitOnCache<boolean>({
+      feed: this.cache,
+      wakeAt: [timeoutMs],
+      recheckMs: this.wait.recheckMs,
+      signal,
+      check: async () => {
+        if (left(this.list(namespace, job)).length === 0) {
+          const listed = await this.clients.core.listNamespacedPod({
+            namespace,
+            labelSelector: `${LABEL_JOB}=${job}`,
+          });
+          if (left(listed.items).length === 0) return true;
+        }
+        return this.wait.now() >= deadline ? false : null;
+      },
+    });
+    return end.done && end.value;
   }
 
   /**
-   * Waits until every pod of `names` runs (ok), any of them fails for good (image error,
-   * failed, or unschedulable for longer than `unschedulableGraceMs`), or `timeoutMs` passes.
+   * Waits until every pod of `created` runs (ok), any of them fails for good (image error,
+   * failed, deleted, or unschedulable for longer than `unschedulableGraceMs`), `timeoutMs`
+   * passes, or `signal` aborts. A pod the cache has not shown yet counts as pending.
    */
   async waitRunning(
-    namespace: string,
-    job: string,
-    names: readonly string[],
-    o: { timeoutMs: number; unschedulableGraceMs: number },
+    created: readonly V1Pod[],
+    o: { timeoutMs: number; unschedulableGraceMs: number; signal?: AbortSignal | undefined },
   ): Promise<StartOutcome> {
     const start = this.wait.now();
-    for (;;) {
-      const byName = new Map((await this.list(namespace, job)).map((p) => [p.metadata?.name ?? '', p]));
-      const verdicts = names.map((n): [string, PodVerdict] => {
-        const p = byName.get(n);
-        return [n, p ? podState(p) : { state: 'failed', reason: 'Missing', message: 'the pod disappeared' }];
-      });
-      const elapsed = this.wait.now() - start;
-      const fatal = verdicts.find(
-        ([, v]) =>
-          v.state === 'failed' ||
-          v.state === 'image-error' ||
-          v.state === 'terminating' ||
-          v.state === 'succeeded' ||
-          (v.state === 'unschedulable' && elapsed >= o.unschedulableGraceMs),
-      );
-      if (fatal) {
-        const [name, v] = fatal;
-        return { ok: false, reason: v.reason ?? v.state, message: `pod ${name}: ${v.message ?? v.state}` };
+    const seen = new Set<string>();
+    const end = await waitOnCache<StartOutcome>({
+      feed: this.cache,
+      wakeAt: [o.unschedulableGraceMs, o.timeoutMs],
+      recheckMs: this.wait.recheckMs,
+      signal: o.signal,
+      check: () => this.runningOutcome(created, seen, this.wait.now() - start, o),
+    });
+    if (end.done) return end.value;
+    const why = o.signal?.reason as unknown;
+    return {
+      ok: false,
+      reason: 'Aborted',
+      message: why instanceof Error ? why.message : 'the rollout was aborted',
+    };
+  }
+
+  private runningOutcome(
+    created: readonly V1Pod[],
+    seen: Set<string>,
+    elapsed: number,
+    o: { timeoutMs: number; unschedulableGraceMs: number },
+  ): StartOutcome | null {
+    const ns = created[0]?.metadata?.namespace ?? '';
+    const job = created[0]?.metadata?.labels?.[LABEL_JOB] ?? '';
+    const cached = this.list(ns, job);
+    const verdicts = created.map((want): [string, PodVerdict] => {
+      const name = nameOf(want);
+      const p = cached.find((c) => isSame(c, want));
+      if (p) {
+        seen.add(name);
+        return [name, podState(p)];
       }
-      if (verdicts.every(([, v]) => v.state === 'running')) return { ok: true };
-      if (elapsed >= o.timeoutMs) {
-        const slow = verdicts.filter(([, v]) => v.state !== 'running').map(([n]) => n);
-        return {
-          ok: false,
-          reason: 'Timeout',
-          message: `not running after ${Math.round(o.timeoutMs / 1000)} s: ${slow.join(', ')}`,
-        };
-      }
-      await this.wait.sleep(this.wait.pollIntervalMs);
+      return [
+        name,
+        seen.has(name)
+          ? { state: 'failed', reason: 'Missing', message: 'the pod disappeared' }
+          : { state: 'pending' },
+      ];
+    });
+    const fatal = verdicts.find(
+      ([, v]) =>
+        v.state === 'failed' ||
+        v.state === 'image-error' ||
+        v.state === 'terminating' ||
+        v.state === 'succeeded' ||
+        (v.state === 'unschedulable' && elapsed >= o.unschedulableGraceMs),
+    );
+    if (fatal) {
+      const [name, v] = fatal;
+      return { ok: false, reason: v.reason ?? v.state, message: `pod ${name}: ${v.message ?? v.state}` };
     }
+    if (verdicts.every(([, v]) => v.state === 'running')) return { ok: true };
+    if (elapsed < o.timeoutMs) return null;
+    const slow = verdicts.filter(([, v]) => v.state !== 'running').map(([n]) => n);
+    return {
+      ok: false,
+      reason: 'Timeout',
+      message: `not running after ${Math.round(o.timeoutMs / 1000)} s: ${slow.join(', ')}`,
+    };
   }
 }

@@ -54,6 +54,11 @@ export class JobSource {
     return this.watched.stop();
   }
 
+  /** Every OptimusJob as the informer holds it (unparsed, unsorted). */
+  items(): readonly OptimusJob[] {
+    return this.watched.items() as unknown as OptimusJob[];
+  }
+
   /** Every job (finished ones included), sorted by id. */
   list(): JobEntry[] {
     return (this.watched.items() as unknown as OptimusJob[])

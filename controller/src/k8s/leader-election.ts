@@ -5,7 +5,7 @@
  * write carries the read resourceVersion, so of two candidates exactly one wins (the other gets
  * 409). A leader that cannot renew within `renewDeadlineMs` steps down. Stopping releases the lease.
  */
-import type { V1Lease } from '@kubernetes/client-node';
+import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import type { KubeClients } from './clients';
 import { statusCodeOf } from './clients';
 
@@ -30,7 +30,12 @@ export interface LeaderElector {
   onChange(fn: (leader: boolean) => void): () => void;
 }
 
-const microTime = (ms: number): Date => new Date(ms);
+/**
+ * Lease times are MicroTime: a real API server refuses fewer than six fractional digits
+ * (`parsing time … as "2006-01-02T15:04:05.000000Z07:00"`). client-node serialises a plain `Date`
+ * with three; `V1MicroTime` with six (as `events.ts` does for eventTime).
+ */
+const microTime = (ms: number): Date => new V1MicroTime(ms);
 
 export class LeaseElector implements LeaderElector {
   private leader = false;

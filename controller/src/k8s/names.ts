@@ -1,6 +1,7 @@
 /** Names shared by the controller, its pods, the webhook, the chart and the sidecar. */
 export const GROUP = 'optimus.dev' as const;
-export const VERSION = 'v1alpha1' as const;
+/** v1alpha2: a full PodTemplateSpec per role (`spec.replicaSpecs`); v1alpha1 is gone (never released). */
+export const VERSION = 'v1alpha2' as const;
 export const PLURAL = 'optimusjobs' as const;
 export const KIND = 'OptimusJob' as const;
 export const API_VERSION = `${GROUP}/${VERSION}` as const;
@@ -8,11 +9,40 @@ export const API_VERSION = `${GROUP}/${VERSION}` as const;
 export const LABEL_JOB = 'optimus.dev/job' as const;
 export const LABEL_ROLE = 'optimus.dev/role' as const;
 export const LABEL_INDEX = 'optimus.dev/index' as const;
-/** Asks the webhook for the sidecar; any MXNet pod can opt in with it. */
+/** Asks the webhook for the sidecar; any training pod can opt in with it (see docs/training-contract.md, section 7). */
 export const ANNOTATION_INJECT = 'optimus.dev/inject' as const;
+/**
+ * Explicit identity of a hand-made pod (same keys as the labels): read after our labels and
+ * Kubeflow's `training.kubeflow.org/*` labels (see `webhook/identity.ts`).
+ */
+export const ANNOTATION_JOB = LABEL_JOB;
+export const ANNOTATION_ROLE = LABEL_ROLE;
+export const ANNOTATION_INDEX = LABEL_INDEX;
+/** The file the training program's output is copied to and the sidecar follows. */
+export const ANNOTATION_LOG_PATH = 'optimus.dev/log-path' as const;
+/** Names the training container of a pod (else kubectl's default-container annotation, else the first). */
+export const ANNOTATION_CONTAINER = 'optimus.dev/container' as const;
+export const ANNOTATION_DEFAULT_CONTAINER = 'kubectl.kubernetes.io/default-container' as const;
+/** `"false"`: the program writes the log file itself; the webhook leaves its command alone. */
+export const ANNOTATION_CAPTURE_OUTPUT = 'optimus.dev/capture-output' as const;
+/** Container names Kubeflow's operators give the training container (TFJob, MXJob, PyTorchJob, …). */
+export const KUBEFLOW_CONTAINER_NAMES = ['tensorflow', 'mxnet', 'pytorch', 'paddle', 'xgboost'] as const;
+/** The sidecar's log formats (sidecar/src/parse/select.ts; a test keeps the lists equal). */
+export const LOG_FORMATS = [
+  'auto',
+  'mxnet',
+  'gluon',
+  'keras',
+  'tf-estimator',
+  'lightning',
+  'huggingface',
+  'jsonl',
+] as const;
+/** Namespaces the webhook never injects into, whatever its namespaceSelector says. */
+export const SYSTEM_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease'] as const;
 /** Set by the webhook on pods it injected (idempotence marker, and for humans). */
 export const ANNOTATION_INJECTED = 'optimus.dev/injected' as const;
-/** Read by the webhook into the sidecar's environment. */
+/** Read by the webhook into the sidecar's environment: this pod's PER-WORKER batch (see runtime/batch.ts). */
 export const ANNOTATION_BATCH_SIZE = 'optimus.dev/batch-size' as const;
 export const ANNOTATION_LOG_FORMAT = 'optimus.dev/log-format' as const;
 
@@ -24,7 +54,10 @@ export const DMLC_PS_ROOT_PORT = 9091;
 /** Shared emptyDir the training command tees its log into and the sidecar reads. */
 export const LOG_VOLUME = 'optimus-log' as const;
 export const LOG_DIR = '/var/log/optimus' as const;
+/** The default of `optimus.dev/log-path`; a custom path must lie under {@link LOG_DIR}. */
 export const LOG_PATH = `${LOG_DIR}/train.log` as const;
+/** Created by the log tee when the training program ends on its own: the sidecar drains and exits. */
+export const DONE_FILE = `${LOG_DIR}/.done` as const;
 export const SIDECAR_NAME = 'optimus-sidecar' as const;
 export const FIELD_MANAGER = 'optimus-controller' as const;
 

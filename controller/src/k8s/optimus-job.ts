@@ -5,35 +5,63 @@
 import { z } from 'zod';
 import type { Resources } from '../../../shared/src/units';
 import type { JobShape, TaskPlacement } from '../scheduling/types';
-import { jobIdOf } from './names';
-import { parseQuantity, parseResources } from './quantity';
+import type { PodRole } from './names';
+import { DMLC_PS_ROOT_PORT, jobIdOf } from './names';
+import type { PodTemplate } from './pod-template';
+import { podRequests, podTemplateSchema, trainingContainerIndex } from './pod-template';
 
-const quantity = z.union([z.string(), z.number()]).refine(
-  (q) => {
-    try {
-      return parseQuantity(q) >= 0;
-    } catch {
-      return false;
-    }
+/**
+ * The roles of `spec.replicaSpecs`, spelled as Kubeflow's TFJob/MXJob replica types. `Scheduler`
+ * is optional: without it the MXNet scheduler pod is the PS template with small requests.
+ */
+export const REPLICA_TYPES = { PS: 'ps', Worker: 'worker', Scheduler: 'scheduler' } as const satisfies Record<
+  string,
+  PodRole
+>;
+export type ReplicaType = keyof typeof REPLICA_TYPES;
+
+const replicaSpec = z.object({ template: podTemplateSchema });
+
+/** The training container (see `trainingContainerIndex`) must say what it runs: the controller wraps it. */
+function checkTrainingContainer(
+  spec: {
+    replicaSpecs: Readonly<Record<string, { template: z.infer<typeof podTemplateSchema> } | undefined>>;
   },
-  { message: 'must be a Kubernetes quantity' },
-);
-const quantities = z.record(z.string(), quantity);
-const taskSpec = z.object({ resources: z.object({ requests: quantities, limits: quantities.optional() }) });
+  ctx: z.RefinementCtx,
+): void {
+  for (const [type, rs] of Object.entries(spec.replicaSpecs)) {
+    if (!rs) continue;
+    const containers = rs.template.spec.containers;
+    const i = trainingContainerIndex(containers, rs.template.metadata?.annotations);
+    const path = ['replicaSpecs', type, 'template', 'spec', 'containers'];
+    if (i < 0) {
+      ctx.addIssue({ code: 'custom', path, message: 'no container has the name its annotation names' });
+      continue;
+    }
+    const c = containers[i];
+    if (!c?.command?.length)
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, i, 'command'],
+        message:
+          'the training container needs an explicit command: the controller runs it behind the log tee ' +
+          '(docs/training-contract.md)',
+      });
+    if (!c?.image) ctx.addIssue({ code: 'custom', path: [...path, i, 'image'], message: 'is required' });
+  }
+}
 
 export const optimusJobSpecSchema = z
   .object({
     mode: z.enum(['sync', 'async']),
-    container: z.object({
-      image: z.string().min(1),
-      imagePullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional(),
-      command: z.array(z.string()).min(1),
-      args: z.array(z.string()).optional(),
-      env: z.array(z.object({ name: z.string().min(1), value: z.string().optional() })).optional(),
-      port: z.number().int().min(1).max(65535).optional(),
+    replicaSpecs: z.object({
+      PS: replicaSpec,
+      Worker: replicaSpec,
+      Scheduler: replicaSpec.optional(),
     }),
-    ps: taskSpec,
-    worker: taskSpec,
+    /** Port of the MXNet scheduler (`DMLC_PS_ROOT_PORT`) and of the job's headless Service. */
+    port: z.number().int().min(1).max(65535).optional(),
+    /** Sync: the global batch of one step. Async: one worker's batch. See `runtime/batch.ts`. */
     batchSize: z.number().int().min(1),
     convergence: z.object({
       threshold: z.number().gt(0).max(0.5),
@@ -57,6 +85,7 @@ export const optimusJobSpecSchema = z
     logFormat: z.string().optional(),
     parameterBlocks: z.array(z.object({ name: z.string(), size: z.number().int().min(1) })).optional(),
   })
+  .superRefine(checkTrainingContainer)
   .refine((s) => s.scaling.minPs <= s.scaling.maxPs, { message: 'scaling.minPs must be <= scaling.maxPs' })
   .refine((s) => s.scaling.minWorkers <= s.scaling.maxWorkers, {
     message: 'scaling.minWorkers must be <= scaling.maxWorkers',
@@ -75,6 +104,19 @@ export interface JobCondition {
   readonly lastTransitionTime?: string;
 }
 
+/**
+ * Training progress in the shape of Kubeflow Trainer's `status.trainerStatus` (KEP-2779), so tools
+ * that read TrainJobs read OptimusJobs too. Written by the controller from its models, not by the pods.
+ */
+export interface TrainerStatus {
+  /** 0..100, whole percent of the predicted total steps. */
+  readonly progressPercentage?: number;
+  /** Seconds to the predicted completion, as of `lastUpdatedTime`. */
+  readonly estimatedRemainingSeconds?: number;
+  readonly metrics?: readonly { readonly name: string; readonly value: string }[];
+  readonly lastUpdatedTime?: string;
+}
+
 export interface OptimusJobStatus {
   readonly phase?: JobPhase;
   readonly observedGeneration?: number;
@@ -86,6 +128,9 @@ export interface OptimusJobStatus {
   readonly jctSeconds?: number;
   readonly progress?: string;
   readonly predictedCompletionTime?: string;
+  readonly trainerStatus?: TrainerStatus;
+  /** `estimatedRemainingSeconds` for humans (`1h05m`): the ETA printer column. */
+  readonly eta?: string;
   readonly observationsConfigMap?: string;
   readonly models?: Readonly<Record<string, unknown>>;
   readonly conditions?: readonly JobCondition[];
@@ -121,13 +166,43 @@ export function parseSpec(spec: unknown): ParsedSpec {
 export const jobIdOfResource = (job: OptimusJob): string =>
   jobIdOf(job.metadata.namespace, job.metadata.name);
 
-/** Per-task demand (requests) of one parameter server and one worker, in base units. */
-export function demandOf(spec: OptimusJobSpec): { ps: Resources; worker: Resources } {
+/** What the MXNet scheduler pod asks for when the job gives it no template: it only brokers connections. */
+export const SCHEDULER_REQUESTS = { cpu: '100m', memory: '256Mi' } as const;
+
+/** The pod template of `role`; the scheduler's defaults to the PS template with {@link SCHEDULER_REQUESTS}. */
+export function templateOf(spec: OptimusJobSpec, role: PodRole): PodTemplate {
+  // zod checked the fields the controller reads; the rest is the user's pod as written.
+  const asTemplate = (t: unknown) => t as PodTemplate;
+  if (role === 'ps') return asTemplate(spec.replicaSpecs.PS.template);
+  if (role === 'worker') return asTemplate(spec.replicaSpecs.Worker.template);
+  if (spec.replicaSpecs.Scheduler) return asTemplate(spec.replicaSpecs.Scheduler.template);
+  const ps = asTemplate(spec.replicaSpecs.PS.template);
+  const main = trainingContainerIndex(ps.spec.containers, ps.metadata?.annotations);
   return {
-    ps: parseResources(spec.ps.resources.requests),
-    worker: parseResources(spec.worker.resources.requests),
+    ...ps,
+    spec: {
+      ...ps.spec,
+      containers: ps.spec.containers.map((c, i) =>
+        i === main ? { ...c, resources: { requests: { ...SCHEDULER_REQUESTS } } } : c,
+      ),
+    },
   };
 }
+
+/**
+ * Per-task demand of one parameter server, one worker and the scheduler, in base units: what the
+ * kube-scheduler reserves for a pod of each template (containers, init containers, overhead).
+ */
+export function demandOf(spec: OptimusJobSpec): { ps: Resources; worker: Resources; scheduler: Resources } {
+  return {
+    ps: podRequests(templateOf(spec, 'ps').spec),
+    worker: podRequests(templateOf(spec, 'worker').spec),
+    scheduler: podRequests(templateOf(spec, 'scheduler').spec),
+  };
+}
+
+/** The MXNet scheduler's port (`DMLC_PS_ROOT_PORT`). */
+export const schedulerPortOf = (spec: OptimusJobSpec): number => spec.port ?? DMLC_PS_ROOT_PORT;
 
 /** Seconds since the epoch of the job's creation (its arrival time), or NaN when unknown. */
 export function arrivalSeconds(job: OptimusJob): number {
@@ -136,5 +211,11 @@ export function arrivalSeconds(job: OptimusJob): number {
 }
 
 export const DEFAULT_CHECKPOINT_GRACE_SEC = 120;
+/**
+ * Seconds a task has between SIGTERM and SIGKILL to save its checkpoint: `checkpoint.gracePeriodSeconds`,
+ * else the worker template's `terminationGracePeriodSeconds`, else 120.
+ */
 export const gracePeriodOf = (spec: OptimusJobSpec): number =>
-  spec.checkpoint?.gracePeriodSeconds ?? DEFAULT_CHECKPOINT_GRACE_SEC;
+  spec.checkpoint?.gracePeriodSeconds ??
+  spec.replicaSpecs.Worker.template.spec.terminationGracePeriodSeconds ??
+  DEFAULT_CHECKPOINT_GRACE_SEC;

@@ -62,6 +62,7 @@ describe('ProgressPublisher', () => {
       progress: 1,
       predictedCompletionSec: null,
       models: report().models,
+      finished: true,
     });
   });
 

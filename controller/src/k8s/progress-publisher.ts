@@ -3,8 +3,9 @@
  * through {@link StatusReporter}. Rate limits by construction: reports are coalesced per job (only
  * the newest waits), written one at a time in the background, and a job's status is written only
  * when what the printer columns show changed — the progress in whole percent, the predicted
- * completion to the minute, the phase, or the kind of fit. The models ride along with such a
- * write, so they are never older than the columns.
+ * completion to the minute, the phase, or the kind of fit. The models, `trainerStatus` and its
+ * `lastUpdatedTime` ride along with such a write, so they are never older than the columns (the
+ * ETA is as of `lastUpdatedTime`: it stands still between writes, at most a minute of prediction).
  */
 import type { JobReport } from '../runtime/backend';
 import { JobNotFoundError } from './job-api';
@@ -42,6 +43,7 @@ export function toProgressReport(r: JobReport): ProgressReport {
         ? { predictedCompletionSec: null }
         : {}),
     ...(r.models ? { models: r.models } : {}),
+    ...(r.phase === 'done' ? { finished: true } : {}),
   };
 }
 

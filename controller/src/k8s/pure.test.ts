@@ -6,7 +6,7 @@ import { verdictFrom } from './completion';
 import { parseSpec } from './optimus-job';
 import { podState } from './pod-state';
 import { parseQuantity } from './quantity';
-import { minimalJobSpec } from './testing';
+import { minimalJobSpec, replicaSpecs } from './testing';
 
 describe('parseQuantity', () => {
   it.each([
@@ -86,7 +86,7 @@ const onNode = (
   metadata: {
     name: 'x',
     ...(o.ours
-      ? { ownerReferences: [{ apiVersion: 'optimus.dev/v1alpha1', kind: 'OptimusJob', name: 'j', uid: 'u' }] }
+      ? { ownerReferences: [{ apiVersion: 'optimus.dev/v1alpha2', kind: 'OptimusJob', name: 'j', uid: 'u' }] }
       : {}),
   },
   spec: {
@@ -164,8 +164,8 @@ describe('parseSpec (the controller re-checks what CEL checks)', () => {
     },
     {
       name: 'bad quantity',
-      patch: { worker: { resources: { requests: { cpu: 'lots' } } } },
-      error: 'spec.worker.resources.requests.cpu',
+      patch: { replicaSpecs: replicaSpecs({ cpu: '1' }, { cpu: 'lots' }) },
+      error: 'spec.replicaSpecs.Worker.template.spec.containers.0.resources.requests.cpu',
     },
     { name: 'unknown mode', patch: { mode: 'sometimes' }, error: 'spec.mode' },
   ])('rejects $name, naming the field', ({ patch, error }) => {

@@ -14,8 +14,11 @@ import { EVENT_REASON, NO_EVENTS } from './events';
 import type { JobApi, StatusChange } from './job-api';
 import type { JobPods, StartOutcome } from './job-pods';
 import type { OptimusJob, OptimusJobSpec } from './optimus-job';
-import { gracePeriodOf, jobIdOfResource } from './optimus-job';
+import { gracePeriodOf, jobIdOfResource, schedulerPortOf } from './optimus-job';
 import { buildHeadlessService, buildJobPods } from './pod-builder';
+import type { JobEnd } from '../runtime/backend';
+import { completionEvent, jctSecondsOf, terminalStatus } from './completion';
+import { isFinished } from './job-source';
 
 export interface RolloutTimings {
   /** How long a new set may take to run before the rollout counts as failed. */
@@ -43,6 +46,8 @@ export class RolloutError extends Error {}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const namesOf = (pods: readonly V1Pod[]) => pods.map((p) => p.metadata?.name ?? '');
+/** Pod names end in `-<role>-<index>` (see `podName`). */
+const isSchedulerPod = (name: string): boolean => /-scheduler-\d+$/.test(name);
 
 export class Rollouts {
   constructor(private readonly d: RolloutDeps) {}
@@ -55,31 +60,33 @@ export class Rollouts {
     try {
       await this.d.clients.core.createNamespacedService({
         namespace: job.metadata.namespace,
-        body: buildHeadlessService(job, spec.container.port),
+        body: buildHeadlessService(job, schedulerPortOf(spec)),
       });
     } catch (err) {
       if (statusCodeOf(err) !== 409) throw err;
     }
   }
 
-  /** Creates the full set and waits for it; on failure deletes all of it again (no half job). */
+  /**
+   * Creates the full set and waits for it; on failure deletes all of it again (no half job). An
+   * abort while the set starts is a failure like any other: the set goes.
+   */
   async launch(
     job: OptimusJob,
     spec: OptimusJobSpec,
     shape: JobShape,
     placement: readonly TaskPlacement[],
+    signal?: AbortSignal,
   ): Promise<StartOutcome> {
+    signal?.throwIfAborted();
     await this.ensureService(job, spec);
     const pods = buildJobPods({ job, spec, shape, placement });
     const ns = job.metadata.namespace;
     let outcome: StartOutcome;
     try {
-      await this.d.pods.create(pods);
+      const created = await this.d.pods.create(pods);
       const { startTimeoutMs: timeoutMs, unschedulableGraceMs } = this.d.timings;
-      outcome = await this.d.pods.waitRunning(ns, job.metadata.name, namesOf(pods), {
-        timeoutMs,
-        unschedulableGraceMs,
-      });
+      outcome = await this.d.pods.waitRunning(created, { timeoutMs, unschedulableGraceMs, signal });
     } catch (err) {
       outcome = {
         ok: false,
@@ -99,17 +106,39 @@ export class Rollouts {
    * Asks every pod of the job to checkpoint and stop (SIGTERM, grace period from the spec), waits
    * for the checkpoint line (when a signal is wired) and for the pods to be gone.
    */
-  async stopAll(job: OptimusJob, spec: OptimusJobSpec): Promise<void> {
-    const ns = job.metadata.namespace;
-    const names = namesOf(await this.d.pods.list(ns, job.metadata.name));
+  async stopAll(job: OptimusJob, spec: OptimusJobSpec, signal?: AbortSignal): Promise<void> {
+    const names = namesOf(this.d.pods.list(job.metadata.namespace, job.metadata.name));
     if (names.length === 0) return;
+    signal?.throwIfAborted();
+    // Never over a terminal phase: a finished job's leftovers are stopped without un-finishing it.
+    await this.status(job, (j) => (isFinished(j) ? {} : { phase: 'Resizing' }));
+    await this.stopPods(job, names, {
+      grace: gracePeriodOf(spec),
+      checkpoint: true,
+      ...(signal && { signal }),
+    });
+  }
+
+  /**
+   * Deletes `names` with `grace` seconds and waits for them to be gone (the MXNet scheduler pod
+   * first: a stop cut short never leaves it alone behind). With `checkpoint`, also waits for the
+   * job's checkpoint line and records whether it came.
+   */
+  async stopPods(
+    job: OptimusJob,
+    names: readonly string[],
+    o: { grace: number; checkpoint: boolean; signal?: AbortSignal },
+  ): Promise<void> {
+    const ns = job.metadata.namespace;
     const since = this.d.now();
-    const grace = gracePeriodOf(spec);
-    await this.status(job, () => ({ phase: 'Resizing' }));
-    await this.d.pods.delete(ns, names, grace);
-    const timeoutMs = grace * 1000 + this.d.timings.stopSlackMs;
-    const checkpoint = this.d.checkpoint?.waitForCheckpoint(jobIdOfResource(job), since, timeoutMs);
-    const gone = await this.d.pods.waitGone(ns, job.metadata.name, names, timeoutMs);
+    const ordered = [...names].sort((a, b) => Number(isSchedulerPod(b)) - Number(isSchedulerPod(a)));
+    await this.d.pods.delete(ns, ordered, o.grace);
+    const timeoutMs = o.grace * 1000 + this.d.timings.stopSlackMs;
+    const checkpoint = o.checkpoint
+      ? this.d.checkpoint?.waitForCheckpoint(jobIdOfResource(job), since, timeoutMs)
+      : undefined;
+    const gone = await this.d.pods.waitGone(ns, job.metadata.name, ordered, timeoutMs, o.signal);
+    o.signal?.throwIfAborted();
     if (!gone)
       throw new RolloutError(
         `pods of ${jobIdOfResource(job)} still present ${Math.round(timeoutMs / 1000)} s after the stop request`,
@@ -119,6 +148,10 @@ export class Rollouts {
     );
     const checkpointed = checkpoint && (await Promise.race([checkpoint, lag]));
     if (checkpointed === undefined) return;
+    await this.recordCheckpoint(job, checkpointed, o.grace);
+  }
+
+  private async recordCheckpoint(job: OptimusJob, checkpointed: boolean, grace: number): Promise<void> {
     (this.d.events ?? NO_EVENTS).emit(
       job,
       checkpointed
@@ -155,6 +188,25 @@ export class Rollouts {
         now,
       ),
     }));
+  }
+
+  /**
+   * Records the job as over: its terminal status, then its Event. True when this call wrote it,
+   * false when the status already was terminal (a repeated finish keeps the first completion time).
+   */
+  async finished(job: OptimusJob, end: JobEnd): Promise<boolean> {
+    if (isFinished(job)) return false;
+    let wrote = false;
+    let jct = 0;
+    await this.status(job, (j) => {
+      wrote = !isFinished(j);
+      if (!wrote) return {};
+      const nowMs = this.d.now();
+      jct = jctSecondsOf(j, nowMs);
+      return terminalStatus(j, end, nowMs);
+    });
+    if (wrote) (this.d.events ?? NO_EVENTS).emit(job, completionEvent(end, jct));
+    return wrote;
   }
 
   /** Records a running shape. */

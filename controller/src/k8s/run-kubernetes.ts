@@ -10,8 +10,11 @@ import http from 'node:http';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import type { ControllerConfig } from '../config/env';
 import { readSecretFile } from '../config/env';
+import { bindSource } from '../dashboard/bind-source';
+import { startSampler } from '../dashboard/sampler';
 import { createApp } from '../http/app';
 import { listen } from '../http/serve';
 import type { RunningServer } from '../http/serve';
@@ -31,9 +34,12 @@ import { ClusterStore } from './cluster-store';
 import type { KubernetesBackend } from './index';
 import { createKubernetesBackend } from './index';
 import { JobApi } from './job-api';
+import { describeError } from './api-reachability';
+import { CredentialsDistributor, startCredentialsSync } from './credentials';
 import { markRejected, syncJobs } from './job-feed';
 import { parseResources } from './quantity';
 import { KubernetesRuntimeBackend } from './runtime-backend';
+import { registerWebhookMetrics } from './webhook/metrics';
 import { DEFAULT_SIDECAR_RESOURCES } from './webhook/sidecar-config';
 
 const FEED_RETRY_MS = 5000;
@@ -53,6 +59,8 @@ export interface KubernetesRun {
   /** The runtime (for tools and tests). */
   readonly controller: Controller;
   readonly store: ClusterStore;
+  /** Where the API and dashboard listen (for tools and tests). */
+  readonly httpUrl: string;
   /** Resolves when this replica loses the leadership it held. */
   readonly lost: Promise<void>;
   stop(): Promise<void>;
@@ -87,20 +95,28 @@ function webhookOptions(cfg: ControllerConfig) {
 export async function runKubernetes(o: KubernetesRunOptions): Promise<KubernetesRun> {
   const { cfg } = o;
   if (!cfg.brokerUrl) throw new Error('OPTIMUS_BROKER_URL is required in Kubernetes mode');
+  const watched = o.watchNamespace ? [o.watchNamespace] : cfg.watchNamespaces;
   const log = pino({ level: cfg.logLevel, base: { component: 'optimus-controller' } }, pino.destination(2));
   const identity = cfg.podName ?? hostname();
   const backend = createKubernetesBackend({
     config: o.kubeConfig,
     namespace: cfg.podNamespace ?? 'default',
     identity,
-    ...(o.watchNamespace ? { watchNamespace: o.watchNamespace } : {}),
+    ...(watched.length === 1 ? { watchNamespace: watched[0] } : {}),
     leaderElection: { enabled: cfg.leaderElection, leaseName: cfg.leaseName },
     ...webhookOptions(cfg),
-    onError: (err) => log.warn({ err }, 'kubernetes backend'),
+    // One line per distinct problem and minute: an unreachable API must not print a stack every 2 s.
+    onError: throttled((err) => log.warn({ error: describeError(err) }, 'kubernetes backend'), 60_000),
   });
+  // With several watched namespaces the job informer is cluster-wide (read-only); run only theirs.
+  const jobsInScope = () =>
+    backend.jobs.list().filter((e) => watched.length === 0 || watched.includes(e.job.metadata.namespace));
   await backend.start();
   // A follower still serves the webhook and answers its probes (see followerProbes).
-  const standby = await followerProbes(cfg.httpPort);
+  // A follower answers admission reviews too: its counts are scraped from its own /metrics.
+  const followerMetrics = new Registry();
+  registerWebhookMetrics(followerMetrics, () => backend.webhookStats());
+  const standby = await followerProbes(cfg.httpPort, followerMetrics);
   log.info({ identity, webhookPort: backend.webhookPort() }, 'waiting for leadership');
   await new Promise<void>((resolve) => {
     if (backend.leader.isLeader()) return resolve();
@@ -110,16 +126,36 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   log.info({ identity }, 'leading');
 
   const rt = new KubernetesRuntimeBackend(backend, {
-    onError: (err) => log.warn({ err }, 'completion check'),
+    onError: (err) => log.warn({ err }, 'job status report'),
   });
   // In the cluster, not on this pod's disk: the next leader may be the other replica.
   const store = new ClusterStore({
     clients: backend.clients,
-    jobs: () => backend.jobs.list().map((e) => ({ id: e.id, job: e.job })),
+    jobs: () => jobsInScope().map((e) => ({ id: e.id, job: e.job })),
     isLeader: () => backend.leader.isLeader(),
     onError: (err) => log.warn({ err }, 'cluster store'),
     ...o.store,
   });
+  const inScope = (ns: string) => watched.length === 0 || watched.includes(ns);
+  const credentials =
+    cfg.credentialsSource && cfg.sidecarCredentialsSecret
+      ? startCredentialsSync({
+          distributor: new CredentialsDistributor({
+            clients: backend.clients,
+            sourceNamespace: cfg.podNamespace ?? 'default',
+            sourceName: cfg.credentialsSource,
+            targetName: cfg.sidecarCredentialsSecret,
+          }),
+          namespaces: () =>
+            [
+              ...jobsInScope().map((e) => e.job.metadata.namespace),
+              ...backend.injectedPodNamespaces(),
+            ].filter(inScope),
+          isLeader: () => backend.leader.isLeader(),
+          onError: (err, namespace) =>
+            log.warn({ error: describeError(err), namespace }, 'sidecar credentials'),
+        })
+      : null;
   let controller: Controller | null = null;
   const password = cfg.brokerPasswordFile
     ? readSecretFile(cfg.brokerPasswordFile, 'OPTIMUS_BROKER_PASSWORD_FILE')
@@ -160,7 +196,9 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   });
   controller = ctl;
   registerEventMetrics(ctl.metrics.registry, backend.events);
-  await ctl.start(rt.running());
+  registerWebhookMetrics(ctl.metrics.registry, () => backend.webhookStats());
+  // Resumes from what the cluster shows: the first round observes pods and statuses.
+  await ctl.start();
   // A watermark tells the sidecars what they may forget: only after the ConfigMaps hold it.
   const watermarks = new WatermarkPublisher({
     publisher: bridge,
@@ -185,8 +223,10 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   let retry: NodeJS.Timeout | undefined;
   const feed = debounce(
     async () => {
-      const r = await syncJobs(ctl, backend.jobs.list(), podOverhead);
-      const byId = new Map(backend.jobs.list().map((e) => [e.id, e.job]));
+      // The sidecars of a job's pods mount the credentials from the job's namespace: copy them first.
+      await credentials?.sync();
+      const r = await syncJobs(ctl, jobsInScope(), podOverhead);
+      const byId = new Map(jobsInScope().map((e) => [e.id, e.job]));
       for (const rej of r.rejected) {
         await markRejected(jobApi, rej, new Date().toISOString());
         // Re-sent every sync; the recorder sends an identical event once per de-dup window.
@@ -212,11 +252,14 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const offJobs = backend.jobs.onChange(feed);
   feed();
   const token = cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined;
+  const source = bindSource(ctl, async () => (await rt.observe()).servers);
+  const sampler = startSampler({ source, everyMs: 5000, onError: (err) => log.warn({ err }, 'dashboard') });
   const http: RunningServer = await listen(
     createApp({
       runtime: ctl,
       token,
       allowSubmit: false,
+      dashboard: { source, history: sampler.history },
       logError: (err) => log.error({ err }, 'api error'),
     }),
     cfg.httpPort,
@@ -228,7 +271,9 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const stop = () =>
     (stopping ??= (async () => {
       offJobs();
+      sampler.stop();
       clearTimeout(retry);
+      credentials?.stop();
       await ctl.stop();
       await http.close();
       await rt.close();
@@ -239,18 +284,26 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
       await backend.stop();
     })());
   const lost = new Promise<void>((resolve) => backend.leader.onChange((l) => !l && resolve()));
-  return { backend, controller: ctl, store, lost, stop };
+  return { backend, controller: ctl, store, httpUrl: http.url, lost, stop };
 }
 
 /**
  * Probes and API of a replica that waits for the lease. `/healthz` and `/readyz` answer 200:
  * a follower is healthy and serves the webhook, and a Deployment whose new pods never became
- * ready (they start as followers) could never roll out. Everything else answers 503 with
+ * ready (they start as followers) could never roll out. `/metrics` carries the webhook's counts
+ * (a follower serves admission reviews too). Everything else answers 503 with
  * `Retry-After`, so an API client that reached the follower through the Service retries.
  */
-async function followerProbes(port: number): Promise<{ close(): Promise<void> }> {
+async function followerProbes(port: number, metrics: Registry): Promise<{ close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
+    if (path === '/metrics') {
+      void metrics.metrics().then((text) => {
+        res.writeHead(200, { 'content-type': metrics.contentType });
+        res.end(text);
+      });
+      return;
+    }
     const probe = path === '/healthz' || path === '/readyz';
     res.writeHead(probe ? 200 : 503, {
       'content-type': 'application/json',
@@ -272,6 +325,19 @@ async function followerProbes(port: number): Promise<{ close(): Promise<void> }>
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** Calls `fn` for an error whose description was not seen in the last `ms`. */
+function throttled(fn: (err: unknown) => void, ms: number): (err: unknown) => void {
+  const seen = new Map<string, number>();
+  return (err) => {
+    const key = describeError(err);
+    const now = Date.now();
+    if ((seen.get(key) ?? -Infinity) > now - ms) return;
+    seen.set(key, now);
+    if (seen.size > 100) seen.delete(seen.keys().next().value as string);
+    fn(err);
   };
 }
 

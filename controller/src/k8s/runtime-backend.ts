@@ -1,19 +1,15 @@
 /**
  * The runtime's backend port (`runtime/backend.ts`) on Kubernetes: jobs come from OptimusJobs,
- * the executor and cluster view from the Kubernetes backend, job completion from the pods.
+ * the observation from the informer caches (pods and OptimusJobs), every write from the executor.
  */
-import type { Backend, BackendEvents, JobReport } from '../runtime/backend';
-import type { CurrentJob } from '../runtime/core';
+import type { Backend, BackendEvents, JobReport, Observation } from '../runtime/backend';
 import type { JobSpec, JobSpecInput } from '../runtime/job-spec';
 import { jobIdOf } from '../runtime/job-spec';
-import type { ServerSnapshot } from '../scheduling/types';
 import type { KubernetesBackend } from './index';
 import type { JobEntry } from './job-source';
-import { currentOf } from './job-source';
 import type { Resources } from '../../../shared/src/units';
 import { demandOf } from './optimus-job';
-import { SCHEDULER_REQUESTS } from './pod-builder';
-import { addResources, parseResources } from './quantity';
+import { addResources } from './quantity';
 import { ProgressPublisher } from './progress-publisher';
 
 /**
@@ -31,7 +27,7 @@ export function toJobSpecInput(
   const { job, spec } = entry;
   const base = demandOf(spec);
   const demand = {
-    ps: addResources(addResources(base.ps, podOverhead), parseResources(SCHEDULER_REQUESTS)),
+    ps: addResources(addResources(base.ps, podOverhead), addResources(base.scheduler, podOverhead)),
     worker: addResources(base.worker, podOverhead),
   };
   return {
@@ -51,15 +47,18 @@ export function toJobSpecInput(
   };
 }
 
+/** Ms a burst of informer events is gathered into one nudge of the runtime. */
+const CHANGE_DEBOUNCE_MS = 100;
+
 export class KubernetesRuntimeBackend implements Backend {
   /** Writes the runtime's per-round reports into the job statuses (coalesced, on change only). */
   readonly progress: ProgressPublisher;
-  private timer: NodeJS.Timeout | undefined;
-  private checking = false;
+  private readonly unsubscribe: (() => void)[] = [];
+  private nudge: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly k: KubernetesBackend,
-    private readonly o: { completionCheckMs?: number; onError?: (err: unknown) => void } = {},
+    private readonly o: { debounceMs?: number; onError?: (err: unknown) => void } = {},
   ) {
     this.progress = new ProgressPublisher(k.status, { onError: (err) => o.onError?.(err) });
   }
@@ -68,8 +67,12 @@ export class KubernetesRuntimeBackend implements Backend {
     return this.k.executor;
   }
 
-  async servers(): Promise<ServerSnapshot[]> {
-    return this.k.servers();
+  /**
+   * What runs, from the informer caches (never a list call): every OptimusJob with its pods'
+   * tasks, whether its program exited, and whether its status records it as finished.
+   */
+  observe(): Promise<Observation> {
+    return Promise.resolve(this.k.observe());
   }
 
   /** The job must exist as an OptimusJob: Kubernetes is the source of jobs. */
@@ -78,7 +81,7 @@ export class KubernetesRuntimeBackend implements Backend {
     if (!this.k.jobs.list().some((e) => e.id === id)) throw new Error(`OptimusJob ${id} not found`);
   }
 
-  /** Stops what runs of the job (its pods also go with the resource through owner references). */
+  /** Stops what runs of the job, through the executor (its pods also go with the resource). */
   async remove(jobId: string): Promise<void> {
     if (!this.k.jobs.list().some((e) => e.id === jobId)) return;
     const r = await this.k.executor.execute({
@@ -87,18 +90,16 @@ export class KubernetesRuntimeBackend implements Backend {
     if (r.failed[0]) throw new Error(r.failed[0].error);
   }
 
-  /** What runs according to the job statuses: how a restarted controller resumes. */
-  running(): Map<string, CurrentJob> {
-    const out = new Map<string, CurrentJob>();
-    for (const e of this.k.jobs.active()) {
-      const cur = currentOf(e.job);
-      if (cur) out.set(e.id, cur);
-    }
-    return out;
-  }
-
+  /** A change of one of our pods or of an OptimusJob nudges the runtime (debounced). */
   attach(events: BackendEvents): void {
-    this.timer = setInterval(() => void this.checkCompletions(events), this.o.completionCheckMs ?? 5000);
+    const changed = () => {
+      if (this.nudge) return;
+      this.nudge = setTimeout(() => {
+        this.nudge = undefined;
+        events.changed();
+      }, this.o.debounceMs ?? CHANGE_DEBOUNCE_MS);
+    };
+    this.unsubscribe.push(this.k.onPodChange(changed), this.k.jobs.onChange(changed));
   }
 
   /** Only the leader writes: a replica that lost the lease drops the reports. */
@@ -106,23 +107,10 @@ export class KubernetesRuntimeBackend implements Backend {
     if (this.k.leader.isLeader()) this.progress.push(reports);
   }
 
-  private async checkCompletions(events: BackendEvents): Promise<void> {
-    if (this.checking || !this.k.leader.isLeader()) return;
-    this.checking = true;
-    try {
-      for (const e of this.k.jobs.active()) {
-        const verdict = await this.k.completion.check(e.job);
-        if (verdict !== 'running') events.onJobFinished(e.id, verdict);
-      }
-    } catch (err) {
-      this.o.onError?.(err);
-    } finally {
-      this.checking = false;
-    }
-  }
-
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    for (const off of this.unsubscribe.splice(0)) off();
+    clearTimeout(this.nudge);
+    this.nudge = undefined;
     await this.progress.idle();
   }
 }

@@ -16,7 +16,7 @@ export interface WatchedListOptions<T extends KubernetesObject> {
 
 export class WatchedList<T extends KubernetesObject> {
   private readonly informer;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(obj: T) => void>();
   private stopped = false;
   private synced = false;
   private restartTimer: NodeJS.Timeout | undefined;
@@ -27,10 +27,10 @@ export class WatchedList<T extends KubernetesObject> {
 
   constructor(private readonly o: WatchedListOptions<T>) {
     this.informer = makeInformer<T>(o.config, o.path, o.list);
-    const changed = () => {
+    const changed = (obj: T) => {
       for (const l of this.listeners) {
         try {
-          l();
+          l(obj);
         } catch (err) {
           o.onError?.(err);
         }
@@ -80,8 +80,8 @@ export class WatchedList<T extends KubernetesObject> {
     return this.informer.list();
   }
 
-  /** Calls `fn` after every add/update/delete; returns the unsubscribe function. */
-  onChange(fn: () => void): () => void {
+  /** Calls `fn` with the object after every add/update/delete; returns the unsubscribe function. */
+  onChange(fn: (obj: T) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
   }

@@ -8,6 +8,7 @@ import {
   type ExecutorHarness,
 } from '../../../test/contracts/executor-contract';
 import { jobSpecSchema } from '../runtime/job-spec';
+import { currentOf } from '../runtime/observation';
 import { LocalBackend } from './backend';
 import { PidRegistry } from './processes';
 import { buildTrainer } from './trainer-bundle';
@@ -50,7 +51,7 @@ async function makeHarness(): Promise<ExecutorHarness> {
       );
     },
     settle: () => new Promise((r) => setTimeout(r, 20)),
-    running: async (id) => backend.running().get(id) ?? null,
+    running: async (id) => currentOf((await backend.observe()).jobs.get(id)),
     restarts: async (id) => backend.restarts(id),
     close: () => backend.close(),
   };
@@ -59,16 +60,19 @@ async function makeHarness(): Promise<ExecutorHarness> {
 describeExecutorContract('local', makeHarness);
 
 describe('LocalBackend after a task exits', () => {
-  it('still finishes the job when its bookkeeping fails, reporting the error (no unhandled rejection)', async () => {
+  it('observes the end of the program even when its bookkeeping fails, reporting the error', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'optimus-local-exit-'));
     const script = join(dir, 'exit.mjs');
-    writeFileSync(script, 'process.exit(0);\n');
+    writeFileSync(
+      script,
+      "process.stdout.write('optimus-ready\\n'); setTimeout(() => process.exit(0), 100);\n",
+    );
     const pids = new PidRegistry(join(dir, 'pids.json'));
     pids.delete = () => {
       throw new Error('state directory gone');
     };
     const errors: unknown[] = [];
-    const finished: string[] = [];
+    let changed = 0;
     const backend = new LocalBackend({
       servers: CONTRACT_SERVERS,
       root: join(dir, 'jobs'),
@@ -80,7 +84,7 @@ describe('LocalBackend after a task exits', () => {
       marker: 'exit-test',
       onError: (err) => errors.push(err),
     });
-    backend.attach({ onJobFinished: (id) => finished.push(id) });
+    backend.attach({ changed: () => (changed += 1) });
     const spec = jobSpecSchema.parse({
       name: 'quick',
       batchSize: 64,
@@ -103,8 +107,10 @@ describe('LocalBackend after a task exits', () => {
         },
       ],
     });
-    for (let i = 0; i < 100 && finished.length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
-    expect(finished).toEqual(['default/quick']);
+    const exited = async () => (await backend.observe()).jobs.get('default/quick')?.exited ?? null;
+    for (let i = 0; i < 100 && (await exited()) === null; i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect(await exited()).toMatchObject({ outcome: 'succeeded', reason: 'WorkersSucceeded' });
+    expect(changed).toBeGreaterThan(0);
     expect(errors.length).toBeGreaterThan(0);
     expect(String(errors[0])).toContain('state directory gone');
     await backend.close();

@@ -3,11 +3,18 @@
  * (the emulated MXNet trainer, plus the real sidecar bundle beside each worker).
  */
 import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
-import type { ServerSnapshot, TaskPlacement } from '../scheduling/types';
-import type { Backend, BackendEvents } from '../runtime/backend';
+import type { ExecuteOptions, ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
+import type { TaskPlacement } from '../scheduling/types';
+import type {
+  Backend,
+  BackendEvents,
+  JobEnd,
+  Observation,
+  ObservedJob,
+  ObservedTask,
+} from '../runtime/backend';
 import type { CurrentJob } from '../runtime/core';
-import type { JobSpec } from '../runtime/job-spec';
+import { perWorkerBatch, type JobSpec } from '../runtime/job-spec';
 import { JobFiles } from './job-files';
 import type { PidRegistry } from './processes';
 import { awaitOrStop, spawnNode, stopProcess, type Spawned } from './processes';
@@ -34,12 +41,22 @@ export interface LocalBackendOptions {
   readonly marker: string;
   /** Errors of the process bookkeeping that runs after a child exits (nobody awaits it). */
   readonly onError?: (err: unknown) => void;
+  /** Wall ms a start waits for every task to run (default 30 s); then it fails. */
+  readonly startTimeoutMs?: number;
+  /** A start fault to emulate per job (the runtime contract's failure cases), or null. */
+  readonly faultOf?: (jobId: string) => TrainerConfig['fault'];
 }
 
 interface TaskProcs {
   readonly placement: TaskPlacement;
   readonly trainer: Spawned;
   readonly sidecar: Spawned | null;
+  /** Set while we stop the task on purpose. */
+  stopping: boolean;
+  /** Set until the task reported that it runs: an exit before that is a failed start, not the job's. */
+  starting: boolean;
+  /** The trainer's exit code once it exited on its own; null while it runs. */
+  exit: number | null;
 }
 
 interface LocalJob {
@@ -48,13 +65,14 @@ interface LocalJob {
   tasks: TaskProcs[];
   current: CurrentJob | null;
   restarts: number;
-  /** Set while we stop tasks on purpose, so their exits are not mistaken for completion or failure. */
-  stopping: boolean;
-  finished: boolean;
+  /** How the training program ended on its own (worker 0 exit 0, or a task failed), once it did. */
+  exited: JobEnd | null;
+  /** Recorded by a `finish` action. */
+  finished: JobEnd | null;
 }
 
 export class LocalBackend implements Backend {
-  readonly executor: Executor = { execute: (plan) => this.execute(plan) };
+  readonly executor: Executor = { execute: (plan, o) => this.execute(plan, o) };
   private readonly jobs = new Map<string, LocalJob>();
   private events: BackendEvents | null = null;
 
@@ -64,8 +82,15 @@ export class LocalBackend implements Backend {
     this.events = events;
   }
 
-  async servers(): Promise<ServerSnapshot[]> {
-    return this.o.servers.map((s) => ({ name: s.name, capacity: s.capacity, reserved: {} }));
+  /** What the process table says: each task's process, how the program ended, what was finished. */
+  async observe(): Promise<Observation> {
+    const jobs = new Map<string, ObservedJob>();
+    for (const [id, j] of this.jobs) {
+      const tasks: ObservedTask[] = j.tasks.map((t) => ({ ...t.placement, state: taskState(t) }));
+      jobs.set(id, { tasks, exited: j.exited, finished: j.finished });
+    }
+    const servers = this.o.servers.map((s) => ({ name: s.name, capacity: s.capacity, reserved: {} }));
+    return { servers, jobs };
   }
 
   async admit(spec: JobSpec, o?: { readonly fresh: boolean }): Promise<void> {
@@ -80,23 +105,19 @@ export class LocalBackend implements Backend {
       tasks: [],
       current: null,
       restarts: 0,
-      stopping: false,
-      finished: false,
+      exited: null,
+      finished: null,
     });
   }
 
+  /** Stops everything of the job through the executor (the one writer), then forgets it. */
   async remove(jobId: string): Promise<void> {
-    const job = this.jobs.get(jobId);
-    if (!job) return;
-    await this.stopAll(job);
+    if (!this.jobs.has(jobId)) return;
+    const r = await this.execute({
+      actions: [{ kind: 'suspend', jobId, reason: 'removed from the controller' }],
+    });
     this.jobs.delete(jobId);
-  }
-
-  /** What runs now, per job. */
-  running(): Map<string, CurrentJob> {
-    const out = new Map<string, CurrentJob>();
-    for (const [id, j] of this.jobs) if (j.current) out.set(id, j.current);
-    return out;
+    if (r.failed[0]) throw new Error(r.failed[0].error);
   }
 
   restarts(jobId: string): number {
@@ -139,21 +160,26 @@ export class LocalBackend implements Backend {
     await Promise.all([...this.jobs.values()].map((j) => this.stopAll(j)));
   }
 
-  private async execute(plan: Plan): Promise<ExecutionResult> {
+  private async execute(plan: Plan, o?: ExecuteOptions): Promise<ExecutionResult> {
     const outcome = new Map<PlanAction, string | null>();
     const byJob = new Map<string, PlanAction[]>();
     for (const a of plan.actions) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
     // Jobs are independent: their actions run concurrently; one job's actions run in order.
     await Promise.all(
       [...byJob].map(async ([, actions]) => {
-        for (const a of actions)
+        for (const a of actions) {
+          if (o?.signal?.aborted) {
+            outcome.set(a, `aborted: ${String(o.signal.reason)}`);
+            continue;
+          }
           outcome.set(
             a,
-            await this.apply(a).then(
+            await this.apply(a, o?.signal).then(
               () => null,
               (e: unknown) => (e as Error).message,
             ),
           );
+        }
       }),
     );
     const applied = plan.actions.filter((a) => outcome.get(a) === null);
@@ -164,20 +190,24 @@ export class LocalBackend implements Backend {
     return { applied, failed };
   }
 
-  private async apply(a: PlanAction): Promise<void> {
+  private async apply(a: PlanAction, signal?: AbortSignal): Promise<void> {
     const job = this.jobs.get(a.jobId);
     if (!job) throw new Error(`unknown job ${a.jobId}`);
-    if (job.finished) throw new Error(`job ${a.jobId} has finished`);
+    if (job.finished && a.kind !== 'finish') throw new Error(`job ${a.jobId} has finished`);
     switch (a.kind) {
-      case 'start':
-        if (job.current) throw new Error(`job ${a.jobId} is already running`);
-        this.startAll(job, { shape: a.shape, placement: a.placement });
+      case 'finish':
+        // Recorded first (a crash in between leaves a finished job, never one started again).
+        job.finished = { outcome: a.outcome, reason: a.reason, message: a.message };
+        await this.stopAll(job);
         return;
+      case 'start':
+        // Leftovers (a set half stopped, a task that outlived the others) go first: one set at a time.
+        if (job.tasks.length > 0) await this.stopAll(job);
+        return this.startAll(job, { shape: a.shape, placement: a.placement }, signal);
       case 'resize':
         await this.stopAll(job);
         job.restarts += 1;
-        this.startAll(job, { shape: a.shape, placement: a.placement });
-        return;
+        return this.startAll(job, { shape: a.shape, placement: a.placement }, signal);
       case 'suspend':
         await this.stopAll(job);
         return;
@@ -186,11 +216,47 @@ export class LocalBackend implements Backend {
     }
   }
 
-  private startAll(job: LocalJob, current: CurrentJob): void {
+  /**
+   * Starts every task and waits until each runs (like pods reaching Running): a task that exits
+   * first, or a set that does not come up in time (or is aborted), is a failed start — what did
+   * start is stopped again, and the job holds nothing.
+   */
+  private async startAll(job: LocalJob, current: CurrentJob, signal?: AbortSignal): Promise<void> {
     this.checkServers(current.placement);
-    job.stopping = false;
+    job.exited = null;
     job.current = { shape: { ...current.shape }, placement: current.placement.map((p) => ({ ...p })) };
     job.tasks = current.placement.map((p) => this.startTask(job, p));
+    const failure = await this.waitRunning(job.tasks, signal);
+    if (failure === null) {
+      for (const t of job.tasks) t.starting = false;
+      return;
+    }
+    await this.stopAll(job);
+    throw new Error(failure);
+  }
+
+  /** Null once every task runs; otherwise why not. */
+  private async waitRunning(tasks: readonly TaskProcs[], signal?: AbortSignal): Promise<string | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = this.o.startTimeoutMs ?? 30_000;
+    const stop = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`the tasks did not run within ${limit / 1000} s`), limit);
+      signal?.addEventListener('abort', () => resolve(`aborted: ${String(signal.reason)}`), { once: true });
+    });
+    const each = tasks.map(async (t) =>
+      (await t.trainer.ready)
+        ? null
+        : `${t.placement.role} ${t.placement.index} exited with code ${await t.trainer.exited} before it ran`,
+    );
+    const all = Promise.all(each).then((r) => r.find((x) => x !== null) ?? null);
+    const failed = Promise.race(
+      each.map((p) => p.then((r) => (r === null ? new Promise<never>(() => {}) : r))),
+    );
+    try {
+      return await Promise.race([all, failed, stop]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private startTask(job: LocalJob, p: TaskPlacement): TaskProcs {
@@ -205,6 +271,7 @@ export class LocalBackend implements Backend {
       timeScale: this.o.timeScale,
       restartCostSec: this.o.restartCostSec,
       withSidecar: this.o.sidecar !== null,
+      fault: this.o.faultOf?.(`${spec.namespace}/${spec.name}`) ?? null,
     });
     const env = {
       ...process.env,
@@ -216,10 +283,11 @@ export class LocalBackend implements Backend {
       script: this.o.trainerScript,
       env,
       stderrFile: files.stderr(`${p.role}-${p.index}`),
+      ready: true,
     });
     this.o.pids.add(trainer.child.pid, `${spec.name} ${p.role}-${p.index}`);
     const sidecar = p.role === 'worker' ? this.startSidecar(job, p.index, cfg) : null;
-    const procs: TaskProcs = { placement: p, trainer, sidecar };
+    const procs: TaskProcs = { placement: p, trainer, sidecar, stopping: false, starting: true, exit: null };
     void trainer.exited.then((code) => this.onTrainerExit(job, procs, code)).catch(this.report);
     return procs;
   }
@@ -228,9 +296,15 @@ export class LocalBackend implements Backend {
     if (!this.o.sidecar) return null;
     const { files, spec } = job;
     files.seedSidecarState(index);
-    const perWorkerBatch =
-      spec.mode === 'sync' ? Math.max(1, Math.round(spec.batchSize / cfg.workers)) : spec.batchSize;
-    return this.spawnSidecar({ namespace: spec.namespace, name: spec.name, files, index, perWorkerBatch });
+    // The one definition of a worker's batch (runtime/batch.ts), as the pods get it.
+    const perWorker = perWorkerBatch(spec, cfg.workers);
+    return this.spawnSidecar({
+      namespace: spec.namespace,
+      name: spec.name,
+      files,
+      index,
+      perWorkerBatch: perWorker,
+    });
   }
 
   private spawnSidecar(o: {
@@ -246,32 +320,43 @@ export class LocalBackend implements Backend {
     return s;
   }
 
+  /**
+   * A trainer that exits on its own is observed, not acted on: worker 0's exit 0 means the program
+   * reached its end, any other unexpected exit is a failed task. The runtime decides what follows
+   * (and stops the rest through the executor).
+   */
   private onTrainerExit(job: LocalJob, procs: TaskProcs, code: number): void {
     try {
       this.o.pids.delete(procs.trainer.child.pid);
     } catch (err) {
       this.report(err); // bookkeeping only: the exit below still counts
     }
-    if (job.stopping || job.finished || !job.tasks.includes(procs)) return;
-    const id = `${job.spec.namespace}/${job.spec.name}`;
-    const w0 = procs.placement.role === 'worker' && procs.placement.index === 0;
-    if (code === 0 && !w0) return; // the other workers converge with worker 0
-    // 143: stopped by a signal from outside (it checkpointed); not a failure of the job.
-    if (code === 143) return;
-    job.finished = true;
-    // The job is over even if stopping its other tasks failed: report it either way.
-    void this.stopAll(job)
-      .catch(this.report)
-      .then(() => this.events?.onJobFinished(id, code === 0 ? 'succeeded' : 'failed'))
-      .catch(this.report);
+    if (procs.stopping || procs.starting || !job.tasks.includes(procs)) return;
+    procs.exit = code;
+    const { role, index } = procs.placement;
+    // 143: stopped by a signal from outside (it checkpointed), like a pod evicted: not the job's end.
+    if (code === 143) job.tasks = job.tasks.filter((t) => t !== procs);
+    else if (code === 0 && role === 'worker' && index === 0)
+      job.exited ??= {
+        outcome: 'succeeded',
+        reason: 'WorkersSucceeded',
+        message: 'worker 0 finished training',
+      };
+    else if (code !== 0)
+      job.exited ??= {
+        outcome: 'failed',
+        reason: 'TaskFailed',
+        message: `${role} ${index} exited with code ${code}`,
+      };
+    this.events?.changed();
   }
 
   private readonly report = (err: unknown): void => this.o.onError?.(err);
 
   /** Stops every task: trainers checkpoint on SIGTERM; sidecars drain their log and exit. */
   private async stopAll(job: LocalJob): Promise<void> {
-    job.stopping = true;
     const tasks = job.tasks;
+    for (const t of tasks) t.stopping = true;
     await Promise.all(tasks.map((t) => stopProcess(t.trainer)));
     await Promise.all(tasks.map((t) => this.stopSidecar(job, t)));
     job.tasks = [];
@@ -288,6 +373,7 @@ export class LocalBackend implements Backend {
     const old = job.tasks.find((t) => t.placement.role === 'worker' && t.placement.index === index);
     if (!old || !job.current) throw new Error(`job has no running worker ${index}`);
     this.checkServers([{ role: 'worker', index, server }]);
+    old.stopping = true;
     job.tasks = job.tasks.filter((t) => t !== old);
     await stopProcess(old.trainer);
     await this.stopSidecar(job, old);
@@ -296,7 +382,14 @@ export class LocalBackend implements Backend {
       ...job.current,
       placement: job.current.placement.map((p) => (p.role === 'worker' && p.index === index ? placement : p)),
     };
-    job.tasks.push(this.startTask(job, placement));
+    const task = this.startTask(job, placement);
+    job.tasks.push(task);
+    const failure = await this.waitRunning([task]);
+    if (failure !== null) {
+      await this.stopAll(job);
+      throw new Error(`replacement worker ${index}: ${failure}; the job was stopped`);
+    }
+    task.starting = false;
   }
 
   private checkServers(placement: readonly TaskPlacement[]): void {
@@ -304,4 +397,10 @@ export class LocalBackend implements Backend {
     const bad = placement.find((p) => !known.has(p.server));
     if (bad) throw new Error(`unknown server ${bad.server}`);
   }
+}
+
+function taskState(t: TaskProcs): ObservedTask['state'] {
+  if (t.exit !== null) return t.exit === 0 ? 'succeeded' : 'failed';
+  if (t.stopping) return 'stopping';
+  return t.starting ? 'pending' : 'running';
 }

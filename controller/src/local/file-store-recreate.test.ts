@@ -36,7 +36,7 @@ async function start(store: FileStore): Promise<Controller> {
     schedulingIntervalSec: 3600,
     restartCostSec: 10,
   });
-  await c.start(backend.running);
+  await c.start();
   started.push(c);
   return c;
 }

@@ -9,18 +9,27 @@ export interface Spawned {
   readonly child: ChildProcess;
   /** Resolves with the exit code (or 128 + signal number style: null code → -1). */
   readonly exited: Promise<number>;
+  /**
+   * With `ready`: true once the process printed its ready line on stdout, false if it exited
+   * first. Without: true at once.
+   */
+  readonly ready: Promise<boolean>;
 }
+
+import { READY_LINE } from './trainer/ready';
 
 export function spawnNode(opts: {
   script: string;
   args?: readonly string[];
   env: NodeJS.ProcessEnv;
   stderrFile?: string;
+  /** Watch stdout for {@link READY_LINE}. */
+  ready?: boolean;
 }): Spawned {
   const err = opts.stderrFile ? openSync(opts.stderrFile, 'a') : 'ignore';
   const child = spawn(process.execPath, [opts.script, ...(opts.args ?? [])], {
     env: opts.env,
-    stdio: ['ignore', 'ignore', err],
+    stdio: ['ignore', opts.ready ? 'pipe' : 'ignore', err],
     // A process group of its own: Ctrl-C on the terminal reaches the controller only, which then
     // stops tasks in order (trainers checkpoint, sidecars drain) instead of everything dying at once.
     detached: true,
@@ -31,7 +40,23 @@ export function spawnNode(opts: {
     child.once('exit', (code) => resolve(code ?? -1));
     child.once('error', () => resolve(-1));
   });
-  return { child, exited };
+  const ready = opts.ready ? readyOf(child, exited) : Promise.resolve(true);
+  return { child, exited, ready };
+}
+
+function readyOf(child: ChildProcess, exited: Promise<number>): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    let seen = '';
+    const onData = (chunk: Buffer): void => {
+      seen = (seen + chunk.toString('utf8')).slice(-256);
+      if (!seen.includes(READY_LINE)) return;
+      child.stdout?.off('data', onData);
+      child.stdout?.resume(); // keep draining: a full pipe would block the child
+      resolve(true);
+    };
+    child.stdout?.on('data', onData);
+    void exited.then(() => resolve(false));
+  });
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */

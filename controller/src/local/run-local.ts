@@ -6,7 +6,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Hono } from 'hono';
 import { pino, type Logger } from 'pino';
+import { bindSource } from '../dashboard/bind-source';
+import { startSampler } from '../dashboard/sampler';
 import { createApp } from '../http/app';
 import { listen, type RunningServer } from '../http/serve';
 import { scaledClock } from '../runtime/clock';
@@ -34,6 +37,9 @@ import { buildTrainer } from './trainer-bundle';
 const WATERMARK_INTERVAL_MS = 1000;
 
 const statusPayload = (id: string): string => JSON.stringify({ v: 1, state: 'online', ts: Date.now(), id });
+
+/** Wall ms between dashboard samples (progress, predictions, utilisation). */
+const DASHBOARD_SAMPLE_MS = 1000;
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 export const SIDECAR_BUNDLE = join(repoRoot, 'sidecar', 'dist', 'sidecar.cjs');
@@ -91,6 +97,35 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   const dir = resolve(o.stateDir);
   mkdirSync(dir, { recursive: true });
   const log = pino({ level: o.logLevel, base: { component: 'optimus-local' } }, pino.destination(2));
+  // Whatever started is stopped again, newest first, if a later step fails: a failed start leaves
+  // nothing running (no broker, no tasks, no socket).
+  const undo: (() => Promise<void>)[] = [];
+  try {
+    return await startParts(o, dir, log, undo);
+  } catch (err) {
+    for (const step of undo.reverse()) await step().catch((e: unknown) => log.warn({ err: e }, 'cleanup'));
+    throw err;
+  }
+}
+
+async function startParts(
+  o: LocalOptions,
+  dir: string,
+  log: Logger,
+  undo: (() => Promise<void>)[],
+): Promise<LocalRun> {
+  // The port first: a busy or invalid one fails before anything else starts. Until the runtime is
+  // ready, requests get 503.
+  let app: Hono | null = null;
+  const http = await listen(
+    {
+      fetch: (req) =>
+        app?.fetch(req) ?? Response.json({ error: { status: 503, message: 'starting' } }, { status: 503 }),
+    },
+    o.httpPort,
+    o.httpHost ?? '127.0.0.1',
+  );
+  undo.push(() => http.close());
   const marker = `optimus-local:${dir}`;
   const pids = new PidRegistry(join(dir, 'processes.json'));
   const reaped = await pids.reapOrphans(marker);
@@ -106,6 +141,7 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
             ? log.warn({ restarts }, 'the embedded broker died; started it again on the same port')
             : log.error({ err: error }, 'the embedded broker died and could not be started again; retrying'),
       });
+  if (broker) undo.push(() => broker.stop());
   if (broker?.reused) log.warn({ url: broker.url }, 'reusing the broker of the previous controller');
   const brokerUrl = o.brokerUrl ?? broker!.url;
   const credentials = o.brokerIdentities === 'dynsec' ? new FileCredentials(join(dir, 'credentials')) : null;
@@ -124,7 +160,9 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
     marker,
     onError: (err) => log.warn({ err }, 'task bookkeeping'),
   });
+  undo.push(() => backend.close());
   const store = new FileStore(join(dir, 'store'));
+  undo.push(() => store.close());
   let controller: Controller | null = null;
   let access: JobAccess | null = null;
   // Opened only once the runtime is ready: until then the broker keeps the persistent session's
@@ -140,6 +178,7 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
     birth: () => ({ topic: CONTROLLER_STATUS_TOPIC, payload: statusPayload('local') }),
     onConnect: () => void access?.reconcile(),
   });
+  undo.push(() => bridge.close());
   if (credentials) {
     if (!o.brokerUsername || !o.brokerPassword)
       throw new Error("broker identities (dynsec) need the controller's broker user name and password");
@@ -164,7 +203,8 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   controller = ctl;
   const drained = await backend.drainLeftovers();
   if (drained > 0) log.warn({ drained }, 'delivered what the sidecars of an earlier run still held');
-  await ctl.start(backend.running());
+  await ctl.start();
+  undo.push(() => ctl.stop());
   const watermarks = new WatermarkPublisher({
     publisher: bridge,
     durable: () => store.durable(),
@@ -174,11 +214,20 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   ctl.ingest.listen(watermarks);
   await bridge.open();
   const arrivals = scheduleWorkload(ctl, o.workload, log);
-  const http = await listen(
-    createApp({ runtime: ctl, token: o.token, logError: (err) => log.error({ err }, 'api error') }),
-    o.httpPort,
-    o.httpHost ?? '127.0.0.1',
-  );
+  undo.push(async () => arrivals.cancel());
+  const source = bindSource(ctl, async () => (await backend.observe()).servers);
+  const sampler = startSampler({
+    source,
+    everyMs: DASHBOARD_SAMPLE_MS,
+    onError: (err) => log.warn({ err }, 'dashboard sample'),
+  });
+  undo.push(async () => sampler.stop());
+  app = createApp({
+    runtime: ctl,
+    token: o.token,
+    logError: (err) => log.error({ err }, 'api error'),
+    dashboard: { source, history: sampler.history },
+  });
   log.info({ api: http.url, broker: brokerUrl, stateDir: dir }, 'local mode ready');
 
   let stopping: Promise<void> | null = null;
@@ -194,6 +243,7 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
     stop: () =>
       (stopping ??= (async () => {
         arrivals.cancel();
+        sampler.stop();
         log.info('stopping: controller');
         await ctl.stop();
         await http.close();

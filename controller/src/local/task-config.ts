@@ -21,6 +21,8 @@ export function trainerConfig(o: {
   timeScale: number;
   restartCostSec: number;
   withSidecar: boolean;
+  /** A start fault to emulate (tests), or null. */
+  fault?: TrainerConfig['fault'];
 }): TrainerConfig {
   const { spec, files, placement: p, shape } = o;
   const emu = spec.emulation ?? DEFAULT_EMULATION;
@@ -46,6 +48,8 @@ export function trainerConfig(o: {
     logPath: files.log(p.index),
     checkpointPath: files.checkpoint,
     doneMarker: p.role === 'worker' && o.withSidecar ? files.doneMarker(p.index) : null,
+    parentPid: process.pid,
     seed: (o.restarts * 1000 + p.index * 7 + spec.name.length) | 0,
+    fault: o.fault ?? null,
   };
 }

@@ -28,6 +28,20 @@ export type PlanAction =
       readonly jobId: string;
       readonly index: number;
       readonly server: string;
+    }
+  /**
+   * The job is over: record it as finished where the backend keeps such records (first, so a crash
+   * right after never starts it again), then stop whatever of it still runs — with a checkpoint when
+   * the runtime ends a job that still trains (its convergence rule fired), at once when its program
+   * already exited. Idempotent: the runtime repeats it until nothing of the job is observed.
+   */
+  | {
+      readonly kind: 'finish';
+      readonly jobId: string;
+      readonly outcome: 'succeeded' | 'failed';
+      readonly reason: string;
+      readonly message: string;
+      readonly checkpoint: boolean;
     };
 
 export interface Plan {
@@ -39,7 +53,15 @@ export interface ExecutionResult {
   readonly failed: readonly { readonly action: PlanAction; readonly error: string }[];
 }
 
+export interface ExecuteOptions {
+  /**
+   * Aborted when the runtime gives up waiting (a rollout that never confirms): the executor stops
+   * at its next step and reports the action as failed. The runtime observes whatever was left.
+   */
+  readonly signal?: AbortSignal;
+}
+
 /** One per backend (simulator, local processes, Kubernetes). The only writer to the cluster. */
 export interface Executor {
-  execute(plan: Plan): Promise<ExecutionResult>;
+  execute(plan: Plan, options?: ExecuteOptions): Promise<ExecutionResult>;
 }

@@ -5,22 +5,64 @@
 import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { TaskId } from '../../../shared/src/topics';
 import type { Executor } from '../planning/types';
-import type { ServerSnapshot } from '../scheduling/types';
+import type { ServerSnapshot, TaskRole } from '../scheduling/types';
 import type { JobPhase, JobRecord } from './job-record';
 import type { JobSpec } from './job-spec';
 
 export type JobOutcome = 'succeeded' | 'failed';
 
 export interface BackendEvents {
-  /** All of a job's training finished (converged) or failed for good. */
-  onJobFinished(jobId: string, outcome: JobOutcome): void;
+  /**
+   * Something the backend observes changed (a task started, exited or vanished; a job's resource
+   * changed). Only a nudge: the runtime reads the state itself in its next round (level-triggered).
+   */
+  changed(): void;
+}
+
+/** The state of one task as the backend observes it. */
+export const TASK_STATES = ['pending', 'running', 'stopping', 'succeeded', 'failed'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export interface ObservedTask {
+  readonly role: TaskRole;
+  readonly index: number;
+  readonly server: string;
+  readonly state: TaskState;
+}
+
+/** How a job ended, as the backend observed or recorded it. */
+export interface JobEnd {
+  readonly outcome: JobOutcome;
+  /** A short machine-readable reason (`WorkersSucceeded`, `WorkerFailed`, `Converged`…). */
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** What the backend observes of one job: never what the runtime remembers. */
+export interface ObservedJob {
+  readonly tasks: readonly ObservedTask[];
+  /** The job's training program ended on its own (all workers exited 0, or one failed for good). */
+  readonly exited: JobEnd | null;
+  /**
+   * The backend holds the job as finished (Kubernetes: a terminal status), whatever still runs: a
+   * controller that restarts adopts it rather than starting the job again.
+   */
+  readonly finished: JobEnd | null;
+}
+
+/** One observation of the whole cluster, the start of every round. */
+export interface Observation {
+  /** The servers and what others (not our jobs) hold on them. */
+  readonly servers: readonly ServerSnapshot[];
+  /** Every admitted job the backend knows; a job absent here runs nothing. */
+  readonly jobs: ReadonlyMap<string, ObservedJob>;
 }
 
 export interface Backend {
   /** The one writer to the cluster. */
   readonly executor: Executor;
-  /** The servers and what others hold on them, for this round. */
-  servers(): Promise<ServerSnapshot[]>;
+  /** What runs now, read from the backend's own view (informer caches, process table, simulation). */
+  observe(): Promise<Observation>;
   /**
    * Makes a job known to the backend (local: prepares its directory). Nothing runs yet.
    * `fresh`: a new submission, not a job resumed from the store — whatever the backend still holds
@@ -29,7 +71,7 @@ export interface Backend {
   admit(spec: JobSpec, o?: { readonly fresh: boolean }): Promise<void>;
   /** Stops everything of a job and forgets it. */
   remove(jobId: string): Promise<void>;
-  /** Wires the backend's events to the runtime. Called once before anything runs. */
+  /** Wires the backend's change notifications to the runtime. Called once before anything runs. */
   attach(events: BackendEvents): void;
   /**
    * Optional: what the runtime knows of every job after a round (Kubernetes shows it in the job's

@@ -14,14 +14,41 @@ export interface Clock {
   readonly originMs: number;
 }
 
-/** A clock over `Date.now` (or an injected source, for tests). */
+/**
+ * Job seconds to the millisecond, without float noise: `0.1 * 3` would otherwise reach JSON as
+ * 0.30000000000000004. Differences of rounded times (a JCT) need rounding again.
+ */
+export const roundSec = (s: number): number => Math.round(s * 1000) / 1000;
+
+/** A clock over `Date.now` (or an injected source, for tests). Times are whole ms / ms-rounded seconds. */
 export function scaledClock(opts: { scale: number; originMs: number; source?: () => number }): Clock {
   const source = opts.source ?? Date.now;
   return {
     scale: opts.scale,
     originMs: opts.originMs,
-    now: () => ((source() - opts.originMs) * opts.scale) / 1000,
+    now: () => roundSec(((source() - opts.originMs) * opts.scale) / 1000),
     wallMs: source,
-    wallMsAfter: (s) => source() + (s * 1000) / opts.scale,
+    wallMsAfter: (s) => Math.round(source() + (s * 1000) / opts.scale),
   };
 }
+
+/** A timer handle of {@link Timers}. */
+export interface TimerHandle {
+  readonly id: unknown;
+}
+
+/**
+ * Timers, injected like the clock: real ones in local mode and Kubernetes, virtual ones in the
+ * simulator (which then runs the same runtime at full speed).
+ */
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+}
+
+/** Node's timers. Unref'd: a pending round never keeps a finished process alive. */
+export const realTimers: Timers = {
+  // Node caps a delay at 2^31 − 1 ms (about 24.8 days) and fires longer ones at once.
+  setTimeout: (fn, ms) => ({ id: setTimeout(fn, Math.min(ms, 2 ** 31 - 1)).unref() }),
+  clearTimeout: (h) => clearTimeout(h.id as NodeJS.Timeout),
+};

@@ -5,6 +5,12 @@ import type { Controller } from './controller';
 import type { FakeBackend } from './testing';
 import { buildController, MemoryStore, speedRecord, testJobSpec } from './testing';
 
+const metric = async (c: Controller, name: string): Promise<string> =>
+  (await c.metrics.registry.metrics())
+    .split('\n')
+    .filter((l) => l.startsWith(name))
+    .join('\n');
+
 const spec = testJobSpec;
 
 let wall = 1_000;
@@ -28,26 +34,32 @@ function feed(c: Controller, backend: FakeBackend, job: string, n: number): void
 
 async function start(o: Parameters<typeof buildController>[0] = {}) {
   const built = buildController({ now, ...o });
-  await built.controller.start(built.backend.running);
+  await built.controller.start();
   started.push(built.controller);
   return built;
+}
+
+/** A round, and the rollouts it dispatched confirmed (or forgotten). */
+async function round(c: Controller, kind: 'full' | 'pre-run'): Promise<void> {
+  await c.roundNow(kind);
+  await c.settled();
 }
 
 describe('Controller', () => {
   it('pre-runs a new job at the sample shapes, then lets the policy decide', async () => {
     const { controller: c, backend, core } = await start();
     await c.submit(spec('a'));
-    await c.roundNow('pre-run');
+    await round(c, 'pre-run');
     expect(backend.plans.at(-1)).toMatchObject([{ kind: 'start', shape: { ps: 1, workers: 1 } }]);
     feed(c, backend, 'a', 3);
-    await c.roundNow('pre-run');
+    await round(c, 'pre-run');
     expect(backend.plans.at(-1)).toMatchObject([{ kind: 'resize', shape: { ps: 1, workers: 2 } }]);
     feed(c, backend, 'a', 3);
-    await c.roundNow('pre-run');
+    await round(c, 'pre-run');
     feed(c, backend, 'a', 3);
-    await c.roundNow('pre-run'); // the last sample is done: the job leaves its pre-run
+    await round(c, 'pre-run'); // the last sample is done: the job leaves its pre-run
     expect(c.records()[0]?.phase).toBe('running');
-    await c.roundNow('full');
+    await round(c, 'full');
     expect(core.policy.name).toBe('fixed');
     expect(backend.plans.at(-1)).toMatchObject([{ kind: 'resize', shape: { ps: 2, workers: 2 } }]);
     const rec = c.records()[0]!;
@@ -59,10 +71,10 @@ describe('Controller', () => {
     const { controller: c, backend, publisher } = await start();
     await c.submit(spec('p'));
     for (let i = 0; i < 4; i += 1) {
-      await c.roundNow('pre-run');
+      await round(c, 'pre-run');
       feed(c, backend, 'p', 3);
     }
-    await c.roundNow('full');
+    await round(c, 'full');
     const plan = jobPlanSchema.parse(
       JSON.parse(publisher.retained.get(planTopic({ namespace: 'default', job: 'p' }))!),
     );
@@ -72,30 +84,40 @@ describe('Controller', () => {
     expect(plan.predictedCompletionTs?.value).toBeGreaterThan(wall);
   });
 
-  it('keeps the record of an action the executor failed unchanged', async () => {
+  it('keeps the record of an action the executor failed unchanged, and says why', async () => {
     const { controller: c, backend } = await start();
     backend.failFor.add('default/f');
     await c.submit(spec('f'));
-    await c.roundNow('pre-run');
-    expect(c.records()[0]).toMatchObject({ phase: 'pending', current: null });
+    await round(c, 'pre-run');
+    expect(c.records()[0]).toMatchObject({ phase: 'pending', restarts: 0, spans: [] });
+    expect(c.records()[0]?.degraded).toMatchObject({
+      stage: 'rollout',
+      reason: expect.stringContaining('nope'),
+    });
+    expect(await metric(c, 'optimus_job_errors_total')).toContain('stage="rollout"} 1');
   });
 
-  it('marks a finished job done and publishes it', async () => {
+  it('marks a job whose program exited done, publishes it, and finishes it through the executor', async () => {
     const { controller: c, backend, publisher } = await start();
     await c.submit(spec('d'));
-    await c.roundNow('pre-run');
-    backend.events?.onJobFinished('default/d', 'succeeded');
-    expect(c.records()[0]).toMatchObject({ phase: 'done', current: null });
+    await round(c, 'pre-run');
+    backend.exits.set('default/d', { outcome: 'succeeded', reason: 'WorkersSucceeded', message: 'all done' });
+    await round(c, 'pre-run');
+    expect(c.records()[0]).toMatchObject({ phase: 'done', end: { reason: 'WorkersSucceeded' } });
     expect(c.allDone()).toBe(true);
-    await c.roundNow('full');
+    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'finish', outcome: 'succeeded', checkpoint: false }]);
+    expect(backend.running.has('default/d')).toBe(false);
     expect(publisher.retained.get(planTopic({ namespace: 'default', job: 'd' }))).toContain('"state":"done"');
+    const plans = backend.plans.length;
+    await round(c, 'full'); // recorded as finished and nothing runs: nothing more to do
+    expect(backend.plans).toHaveLength(plans);
   });
 
   it('resumes after a restart with every job and observation, and de-duplicates resent records', async () => {
     const store = new MemoryStore();
     const first = await start({ store });
     await first.controller.submit(spec('r'));
-    await first.controller.roundNow('pre-run');
+    await round(first.controller, 'pre-run');
     const r = speedRecord('r', 0, wall + 1, 5);
     first.controller.handleMessage(r.topic, r.payload);
     await first.controller.stop();
@@ -105,8 +127,9 @@ describe('Controller', () => {
     expect(second.controller.ingest.counters().received).toBe(1);
     second.controller.handleMessage(r.topic, r.payload); // the sidecar re-sends after the restart
     expect(second.controller.ingest.counters()).toMatchObject({ received: 1, duplicates: 1 });
-    // Nothing runs in the new backend: the job goes back to its pre-run instead of believing it runs.
-    expect(second.controller.records()[0]).toMatchObject({ phase: 'pending', current: null });
+    // Nothing runs in the new backend: the job's first sample is started again.
+    await round(second.controller, 'pre-run');
+    expect(second.backend.plans.at(-1)).toMatchObject([{ kind: 'start', shape: { ps: 1, workers: 1 } }]);
   });
 
   it('has saved a submitted job by the time the submission is answered', async () => {
@@ -139,12 +162,12 @@ describe('Controller', () => {
 
   it('keeps running rounds and stops cleanly after a round that failed', async () => {
     const { controller: c, backend } = await start();
-    const servers = backend.servers.bind(backend);
-    backend.servers = () => Promise.reject(new Error('API down'));
+    const observe = backend.observe.bind(backend);
+    backend.observe = () => Promise.reject(new Error('API down'));
     await expect(c.roundNow('full')).rejects.toThrow('API down');
-    backend.servers = servers;
+    backend.observe = observe;
     await c.submit(spec('later'));
-    await c.roundNow('pre-run');
+    await round(c, 'pre-run');
     expect(backend.plans.at(-1)).toMatchObject([{ kind: 'start', jobId: 'default/later' }]);
     await expect(c.stop()).resolves.toBeUndefined();
   });
@@ -153,7 +176,7 @@ describe('Controller', () => {
     const { controller: c, backend, publisher } = await start();
     publisher.publish = () => new Promise<void>(() => {});
     await c.submit(spec('offline'));
-    await c.roundNow('pre-run');
+    await round(c, 'pre-run');
     expect(backend.plans.at(-1)).toMatchObject([{ kind: 'start', jobId: 'default/offline' }]);
     await c.remove('default/offline');
     expect(c.list()).toEqual([]);

@@ -4,33 +4,61 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { MetricsRecord } from '../../../shared/src/schemas';
+import type { MetricsRecord, TaskStatus } from '../../../shared/src/schemas';
+import type { ConvergenceEstimate, LossPoint } from '../models/convergence/types';
 import { CONTROLLER_STATUS_TOPIC, planTopic, type TaskId } from '../../../shared/src/topics';
-import type { Backend, JobOutcome, RuntimeDocument, StateStore, StoredRecord } from './backend';
-import type { Clock } from './clock';
-import type { Core, CurrentJob } from './core';
+import type { Backend, RuntimeDocument, StateStore, StoredRecord } from './backend';
+import { realTimers, type Clock, type Timers } from './clock';
+import type { Core } from './core';
+import { Coalesced } from './coalesced';
+import { Dispatcher, type Settled } from './dispatch';
 import { EventHub } from './events';
+import { neverFits, outsideLimits } from './fit-check';
 import { Ingest, type SinkOutcome } from './ingest';
-import { jobReport, jobView, planMessage, type JobEntry } from './job-entry';
+import {
+  jobReport,
+  jobView,
+  LOST_SIDECAR_GRACE_MS,
+  newEntry,
+  type JobEntry,
+  type ObservedRecord,
+} from './job-entry';
 import {
   isOwnRecord,
   JOB_PHASES,
   newJobRecord,
-  startSpan,
+  normalizeRecord,
+  type DegradedStage,
   type JobPhase,
   type JobRecord,
 } from './job-record';
 import { jobIdOf, type JobSpec } from './job-spec';
+import { registerJobMetrics } from './job-metrics';
 import { createMetrics, type RuntimeMetrics } from './metrics';
 import { JobObservations } from './observations';
-import { remainingTime, refitJob } from './refit';
-import { runRound, type RoundKind } from './round';
+import { PlanPublisher } from './plan-publisher';
+import { remainingTime, refitJob, type JobModels } from './refit';
+import { convergedEnd, epochCompleted, isTerminal } from './reconcile';
+import { PRE_RUN_DEFAULTS } from './pre-run';
+import { runRound, type Dispatch, type RoundContext, type RoundKind } from './round';
+import { RoundScheduler } from './round-scheduler';
+import { confirmAction, describeAction } from './settle';
 
 const OFFLINE_PUBLISH_TIMEOUT_MS = 1000;
+/**
+ * Job seconds from a record that asks for a round (a pre-run sample is complete, the convergence
+ * rule holds) to that round: long enough that records arriving together cost one round, short
+ * against any sample or scheduling interval.
+ */
+const RECORD_ROUND_DELAY_SEC = 2;
+/** How long stopping waits for rollouts in flight to give up. */
+const STOP_ROLLOUTS_TIMEOUT_MS = 10_000;
 
 /** Publishes to the broker; the MQTT adapter implements it. */
 export interface Publisher {
   publish(topic: string, payload: string, opts: { retain: boolean }): Promise<void>;
+  /** True when nobody can receive what is published (the simulator): plans are not even built. */
+  readonly discards?: boolean;
 }
 
 export interface ControllerOptions {
@@ -44,14 +72,25 @@ export interface ControllerOptions {
   readonly id: string;
   readonly schedulingIntervalSec: number;
   readonly restartCostSec: number;
-  readonly preRunBudget?: number;
-  readonly preRunRecordsPerWorker?: number;
+  /** The pre-run (paper §3.2): sample shapes, their size, records per worker (see PRE_RUN_DEFAULTS). */
+  readonly preRun?: Partial<RoundContext['preRun']>;
+  /** Timers of the rounds and rollout timeouts (default: Node's; the simulator's are virtual). */
+  readonly timers?: Timers;
+  /** Rollouts in flight at most (default 8). */
+  readonly rolloutConcurrency?: number;
+  /** Job seconds after which a rollout that has not confirmed is aborted and forgotten (default 900). */
+  readonly rolloutTimeoutSec?: number;
+  /** Job seconds at least between two full rounds asked for by events (default 0). */
+  readonly minRoundGapSec?: number;
 }
+
+/** Wall ms before a job whose rollout failed is tried again: doubling, at most a minute. */
+const retryDelayMs = (failures: number): number => Math.min(60_000, 1000 * 2 ** Math.max(0, failures - 1));
 
 /** Thrown for a client mistake (unknown job, duplicate); the HTTP layer maps it to 4xx. */
 export class RuntimeError extends Error {
   constructor(
-    readonly status: 404 | 409 | 400,
+    readonly status: 404 | 409 | 400 | 422,
     message: string,
   ) {
     super(message);
@@ -66,9 +105,15 @@ export class Controller {
   /** Ids between the duplicate check and the entry (the backend's admit is async). */
   private readonly admitting = new Set<string>();
   private clockValue: Clock | null = null;
-  private chain: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | null = null;
-  private pending: { kind: RoundKind; timer: NodeJS.Timeout } | null = null;
+  private rounds: RoundScheduler | null = null;
+  private dispatcher: Dispatcher | null = null;
+  /** What to record in a job's intent once its rollout in flight confirms. */
+  private readonly confirms = new Map<string, () => void>();
+  /** Rollout failures in a row per job, and when the job may be tried again (wall ms). */
+  private readonly retries = new Map<string, { failures: number; atMs: number }>();
+  private readonly plans: PlanPublisher;
+  private readonly preRun: RoundContext['preRun'];
+  private readonly saves = new Coalesced(() => this.saveNow());
   private decisions = 0;
   private roundNo = 0;
   private stopped = false;
@@ -76,9 +121,25 @@ export class Controller {
   ready = false;
 
   constructor(private readonly o: ControllerOptions) {
-    this.metrics = createMetrics(() => this.phaseCounts());
+    this.metrics = createMetrics({
+      phases: () => this.phaseCounts(),
+      degraded: () => this.degradedCounts(),
+      inFlight: () => this.dispatcher?.inFlight ?? 0,
+    });
+    registerJobMetrics(
+      this.metrics.registry,
+      () => this.entries.values(),
+      () => this.clockValue,
+    );
+    // A policy that never reads the speed model does not make a job pay for seeding one.
+    this.preRun = {
+      ...PRE_RUN_DEFAULTS,
+      ...o.preRun,
+      ...(o.core.policy.needsSpeedModel === false ? { budget: 0 } : {}),
+    };
+    this.plans = new PlanPublisher(o.publisher, (err, topic) => o.log.warn({ err, topic }, 'publish failed'));
     this.ingest = new Ingest(
-      { onRecord: (t, r) => this.onRecord(t, r, !this.replaying), onStatus: () => {} },
+      { onRecord: (t, r) => this.onRecord(t, r, !this.replaying), onStatus: (t, st) => this.onStatus(t, st) },
       (reason, topic, detail, field) => {
         this.metrics.messagesRejected.inc({ reason });
         if (reason === 'out-of-range' && field) this.metrics.recordsOutOfRange.inc({ field });
@@ -93,26 +154,44 @@ export class Controller {
     return this.clockValue;
   }
 
-  /** Loads the store, reconciles with what the backend runs, and starts the round timer. */
-  async start(running: ReadonlyMap<string, CurrentJob>): Promise<void> {
+  /**
+   * Loads the store and starts the rounds. Nothing the store says about what runs is trusted: the
+   * first round starts from what the backend observes.
+   */
+  async start(): Promise<void> {
     const { doc, records } = await this.o.store.load();
     this.clockValue = this.o.clock(doc?.originMs ?? null);
     this.decisions = doc?.decisions ?? 0;
-    for (const rec of doc?.jobs ?? [])
-      this.entries.set(jobIdOf(rec.spec), { rec, obs: new JobObservations(rec.spec), models: null });
+    for (const raw of doc?.jobs ?? []) {
+      const rec = normalizeRecord(raw);
+      this.entries.set(jobIdOf(rec.spec), newEntry(rec, new JobObservations(rec.spec)));
+    }
     for (const e of this.entries.values()) await this.o.backend.admit(e.rec.spec);
     const stale = this.replay(records);
-    this.reconcile(running);
-    this.o.backend.attach({ onJobFinished: (id, outcome) => this.onJobFinished(id, outcome) });
+    const timers = this.o.timers ?? realTimers;
+    const clock = this.clock;
+    this.dispatcher = new Dispatcher({
+      executor: this.o.backend.executor,
+      timers,
+      wallMs: () => clock.wallMs(),
+      maxInFlight: this.o.rolloutConcurrency ?? 8,
+      timeoutMs: ((this.o.rolloutTimeoutSec ?? 900) * 1000) / clock.scale,
+      onSettled: (s) => this.onSettled(s),
+    });
+    this.rounds = new RoundScheduler({
+      timers,
+      periodMs: (this.o.schedulingIntervalSec * 1000) / clock.scale,
+      run: (kind) => this.round(kind),
+      onError: (err) => this.o.log.error({ err }, 'round failed'),
+      minFullGapMs: ((this.o.minRoundGapSec ?? 0) * 1000) / clock.scale,
+      nowMs: () => clock.wallMs(),
+    });
+    // A change the backend sees (a task exited, a pod vanished) is read in the next round.
+    this.o.backend.attach({ changed: () => this.requestRound('pre-run', 200) });
     await this.publishStatus('online');
-    const periodMs = (this.o.schedulingIntervalSec * 1000) / this.clock.scale;
-    this.timer = setInterval(() => this.requestRound('full', 0), periodMs);
     this.ready = true;
-    this.o.log.info(
-      { jobs: this.entries.size, records: records.length, stale, periodMs },
-      'controller started',
-    );
-    this.requestRound('full', 0);
+    this.o.log.info({ jobs: this.entries.size, records: records.length, stale }, 'controller started');
+    this.rounds.start();
   }
 
   /** A message from the broker. Never throws. */
@@ -124,21 +203,29 @@ export class Controller {
     if (added > 0) this.metrics.messagesReceived.inc(added);
   }
 
+  /** A record from an in-process producer (the simulator): the same ingest, without the bytes. */
+  ingestRecord(task: TaskId, record: MetricsRecord): void {
+    if (this.ingest.accept(task, record) === 'accepted') this.metrics.messagesReceived.inc();
+  }
+
+  /** The latest models of a job (null before its first fit or when unknown); read-only. */
+  modelsOf(id: string): JobModels | null {
+    return this.entries.get(id)?.models ?? null;
+  }
+
   async submit(spec: JobSpec): Promise<Record<string, unknown>> {
     const id = jobIdOf(spec);
     if (this.entries.has(id) || this.admitting.has(id))
       throw new RuntimeError(409, `job ${id} already exists`);
     this.admitting.add(id);
     try {
+      const unfit = neverFits(spec, (await this.o.backend.observe()).servers);
+      if (unfit !== null) throw new RuntimeError(422, `job ${id} can never run: ${unfit}`);
       await this.o.backend.admit(spec, { fresh: true });
     } finally {
       this.admitting.delete(id);
     }
-    const entry: JobEntry = {
-      rec: newJobRecord(spec, this.clock.now(), randomUUID()),
-      obs: new JobObservations(spec),
-      models: null,
-    };
+    const entry = newEntry(newJobRecord(spec, this.clock.now(), randomUUID()), new JobObservations(spec));
     this.entries.set(id, entry);
     this.jobChanged(entry);
     this.requestRound('pre-run');
@@ -150,15 +237,17 @@ export class Controller {
   async remove(id: string): Promise<void> {
     const e = this.entries.get(id);
     if (!e) throw new RuntimeError(404, `job ${id} not found`);
-    await this.o.backend.remove(id);
     this.entries.delete(id);
+    this.confirms.delete(id);
+    this.retries.delete(id);
+    // Whatever rollout of the job runs is left to finish (its result is dropped): then it goes.
+    await this.dispatcher?.settledFor(id);
+    await this.o.backend.remove(id);
     // A job submitted again under this name starts its sidecars' seqs from 0 again.
     this.ingest.forgetJob(e.rec.spec.namespace, e.rec.spec.name);
     const topic = planTopic({ namespace: e.rec.spec.namespace, job: e.rec.spec.name });
     // Clears the retained plan; not awaited, like every publish outside start-up (see round()).
-    void this.o.publisher
-      .publish(topic, '', { retain: true })
-      .catch((err: unknown) => this.o.log.warn({ err, topic }, 'publish failed'));
+    this.plans.clear(topic);
     this.events.emit({ type: 'job', id, phase: 'removed', ts: this.clock.wallMs() });
     await this.save();
     // Only now: a crash before the save above still has the job, so it must still have its records.
@@ -185,14 +274,29 @@ export class Controller {
     const e = this.entries.get(id);
     if (!e) throw new RuntimeError(404, `job ${id} not found`);
     const models = e.models ?? refitJob(this.o.core, e.rec, e.obs);
+    const outside = outsideLimits(e.rec.spec, { ps, workers });
     return {
       id,
       shape: { ps, workers },
+      withinLimits: outside === null,
+      ...(outside !== null && { note: outside }),
       predictedRemainingSec: remainingTime(models, { ps, workers }),
       stepsPerSec: models.speed.predict(ps, workers),
       remainingSteps: models.remaining,
       fitted: models.speedFitted && models.convergence.status === 'ok',
     };
+  }
+
+  /** Read-only: a job's loss points by step and its latest convergence fit (dashboard, per-job metrics). */
+  convergenceData(id: string): { lossPoints: readonly LossPoint[]; estimate: ConvergenceEstimate | null } {
+    const e = this.entries.get(id);
+    if (!e) throw new RuntimeError(404, `job ${id} not found`);
+    return { lossPoints: e.obs.lossPoints(), estimate: e.models?.convergence ?? null };
+  }
+
+  /** Every job's record with what it holds as last observed. */
+  observedRecords(): readonly ObservedRecord[] {
+    return [...this.entries.values()].map((e) => ({ ...e.rec, current: e.current }));
   }
 
   records(): readonly JobRecord[] {
@@ -203,52 +307,55 @@ export class Controller {
     return this.decisions;
   }
 
+  /**
+   * True once every job is over and wound up: its end recorded by the backend and nothing of it
+   * running any more (a sidecar still delivering its last records counts as running).
+   */
   allDone(): boolean {
     return (
       this.entries.size > 0 &&
-      [...this.entries.values()].every((e) => e.rec.phase === 'done' || e.rec.phase === 'failed')
+      [...this.entries.entries()].every(([id, e]) => isTerminal(e) && e.wound && !this.dispatcher?.busy(id))
     );
   }
 
-  /** Stops rounds, waits for the one in flight, saves, and marks the controller offline. */
+  /**
+   * Stops rounds, waits for the one in flight, asks rollouts in flight to stop (bounded wait),
+   * saves, and marks the controller offline.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.ready = false;
-    if (this.timer) clearInterval(this.timer);
-    if (this.pending) clearTimeout(this.pending.timer);
-    await this.chain;
+    await this.rounds?.stop();
+    this.dispatcher?.abortAll();
+    await withTimeout(this.dispatcher?.idle() ?? Promise.resolve(), STOP_ROLLOUTS_TIMEOUT_MS);
     await this.save();
     // Bounded: with the broker down the ack never comes, and shutdown must not hang on it
     // (the broker publishes our Last Will anyway).
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, OFFLINE_PUBLISH_TIMEOUT_MS)));
-    await Promise.race([this.publishStatus('offline').catch(() => {}), timeout]);
-    clearTimeout(timer);
+    await withTimeout(
+      this.publishStatus('offline').catch(() => {}),
+      OFFLINE_PUBLISH_TIMEOUT_MS,
+    );
   }
 
   /** Asks for a round soon; rounds never overlap, and a full request upgrades a pre-run one. */
   requestRound(kind: RoundKind, delayMs = 100): void {
-    if (this.stopped) return;
-    if (this.pending) {
-      if (kind === 'full') this.pending.kind = 'full';
-      return;
-    }
-    const timer = setTimeout(() => {
-      const k = this.pending?.kind ?? kind;
-      this.pending = null;
-      this.chain = this.chain
-        .then(() => this.round(k))
-        .catch((err: unknown) => this.o.log.error({ err }, 'round failed'));
-    }, delayMs);
-    this.pending = { kind, timer };
+    if (!this.stopped) this.rounds?.request(kind, delayMs);
   }
 
   /** Runs a round now (after any in flight) and resolves when it is done; for tests and tools. */
   async roundNow(kind: RoundKind): Promise<void> {
-    const run = this.chain.then(() => this.round(kind));
-    // The caller gets the failure; the chain must not keep it, or later rounds and stop() would.
-    this.chain = run.catch(() => {});
-    await run;
+    if (!this.rounds) throw new Error('controller not started');
+    await this.rounds.now(kind);
+  }
+
+  /** Resolves when no round is queued and no rollout is in flight (tests, the simulator). */
+  async settled(): Promise<void> {
+    for (let i = 0; i < 100; i += 1) {
+      await this.rounds?.drained();
+      await this.dispatcher?.idle();
+      await this.rounds?.drained();
+      if ((this.dispatcher?.inFlight ?? 0) === 0) return;
+    }
   }
 
   private async round(kind: RoundKind): Promise<void> {
@@ -260,34 +367,93 @@ export class Controller {
         clock: this.clock,
         entries: this.entries,
         restartCostSec: this.o.restartCostSec,
-        preRunBudget: this.o.preRunBudget ?? 4,
-        preRunRecordsPerWorker: this.o.preRunRecordsPerWorker ?? 3,
+        preRun: this.preRun,
         metrics: this.metrics,
+        assumed: (id) => this.dispatcher?.assumed(id),
+        busy: (id) => this.dispatcher?.busy(id) ?? false,
+        dispatch: (d) => this.dispatch(d),
+        degrade: (e, stage, reason) => this.degrade(e, stage, reason),
+        heal: (e, stage) => heal(e, stage),
       },
       kind,
     );
     this.roundNo += 1;
     if (kind === 'full') this.decisions += 1;
-    for (const f of outcome.result.failed)
-      this.o.log.warn({ action: f.action, error: f.error }, 'plan action failed');
-    if (outcome.actions.length > 0) {
+    for (const { jobId, end } of outcome.ended) {
+      const e = this.entries.get(jobId);
       this.o.log.info(
-        { round: this.roundNo, kind, actions: outcome.actions.map(describe) },
-        'round executed',
+        { job: jobId, ...end, jct: e ? e.rec.finishedAt! - e.rec.submittedAt : null },
+        'job ended',
       );
-      this.events.emit({
-        type: 'decision',
-        round: this.roundNo,
-        actions: outcome.result.applied,
-        ts: this.clock.wallMs(),
-      });
+      if (e) this.jobChanged(e);
     }
+    if (outcome.dispatched.length > 0)
+      this.o.log.info(
+        { round: this.roundNo, kind, actions: outcome.dispatched.map(describeAction) },
+        'round dispatched',
+      );
     // Not awaited: a QoS 1 publish waits for the broker's ack, and a broker outage must not stop
-    // scheduling. Calls are made in order, so the retained plans still end on this round's.
-    for (const e of this.entries.values()) void this.publishPlan(e);
+    // scheduling. Only plans that changed are sent (a finished job's plan is sent once).
+    for (const e of this.entries.values()) this.plans.publish(e, this.clock);
     this.reportJobs();
     await this.save();
-    if (outcome.needsFullRound) this.requestRound('full');
+    if (outcome.needsFullRound || outcome.ended.length > 0) this.requestRound('full');
+  }
+
+  /** Hands a job's actions to the dispatcher unless the job waits out a failure backoff. */
+  private dispatch(d: Dispatch): boolean {
+    const id = jobIdOf(d.entry.rec.spec);
+    const retry = this.retries.get(id);
+    const now = this.clock.wallMs();
+    if (retry && now < retry.atMs) {
+      this.requestRound('full', retry.atMs - now);
+      return false;
+    }
+    if (!this.dispatcher?.dispatch(id, d.actions, d.target)) return false;
+    if (d.confirm) this.confirms.set(id, d.confirm);
+    return true;
+  }
+
+  /** Confirm or forget: only applied actions change the job's intent. */
+  private onSettled(s: Settled): void {
+    const confirm = this.confirms.get(s.jobId);
+    this.confirms.delete(s.jobId);
+    for (const a of s.applied) this.metrics.planActions.inc({ kind: a.kind, result: 'applied' });
+    for (const f of s.failed)
+      this.metrics.planActions.inc({ kind: f.action.kind, result: s.timedOut ? 'timed-out' : 'failed' });
+    const e = this.entries.get(s.jobId);
+    if (!e || this.stopped) return;
+    const t = { now: this.clock.now(), wallMs: this.clock.wallMs() };
+    const fitted = e.models !== null && e.models.convergence.status === 'ok' && e.models.speedFitted;
+    for (const a of s.applied) confirmAction(e, a, t, fitted);
+    if (s.applied.some((a) => a.kind === 'finish')) e.wound = true;
+    if (s.applied.length > 0) {
+      this.events.emit({ type: 'decision', round: this.roundNo, actions: s.applied, ts: t.wallMs });
+      this.jobChanged(e);
+    }
+    if (s.failed.length === 0) {
+      if (confirm) confirm();
+      this.retries.delete(s.jobId);
+      heal(e, 'rollout');
+      return;
+    }
+    const first = s.failed[0]!;
+    const failures = (this.retries.get(s.jobId)?.failures ?? 0) + 1;
+    this.retries.set(s.jobId, { failures, atMs: t.wallMs + retryDelayMs(failures) });
+    this.degrade(e, 'rollout', `${describeAction(first.action)}: ${first.error}`);
+    this.o.log.warn({ job: s.jobId, failed: s.failed, timedOut: s.timedOut }, 'rollout failed; re-planning');
+    this.requestRound('full', retryDelayMs(failures));
+  }
+
+  private degrade(e: JobEntry, stage: DegradedStage, reason: string): void {
+    const { rec } = e;
+    const same = rec.degraded?.stage === stage && rec.degraded.reason === reason;
+    rec.degraded = same ? rec.degraded : { stage, reason, sinceMs: this.clock.wallMs() };
+    this.metrics.jobErrors.inc({ stage });
+    if (!same) {
+      this.o.log.warn({ job: jobIdOf(rec.spec), stage, reason }, 'job degraded');
+      this.jobChanged(e);
+    }
   }
 
   /**
@@ -306,6 +472,20 @@ export class Controller {
     return stale;
   }
 
+  /** A sidecar's retained status: kept per task (a `lost` worker is replaced after a grace). */
+  private onStatus(task: TaskId, status: TaskStatus): void {
+    const e = this.entries.get(`${task.namespace}/${task.job}`);
+    if (!e) return;
+    const key = `${task.role}/${task.index}`;
+    const before = e.sidecars.get(key);
+    if (before && before.ts > status.ts) return; // an older retained message after a newer one
+    e.sidecars.set(key, { state: status.state, ts: status.ts });
+    if (status.state === 'lost' && before?.state !== 'lost') {
+      this.o.log.warn({ job: jobIdOf(e.rec.spec), task: key }, 'a sidecar was lost (its Last Will)');
+      this.requestRound('full', LOST_SIDECAR_GRACE_MS / this.clock.scale);
+    }
+  }
+
   private onRecord(task: TaskId, record: MetricsRecord, live: boolean): SinkOutcome {
     const e = this.entries.get(`${task.namespace}/${task.job}`);
     // Counted by the ingest (`unknown-job`), not stored: the sidecar keeps it and sends it again.
@@ -313,48 +493,22 @@ export class Controller {
     const { incarnation } = e.rec;
     if (live) this.o.store.appendRecord({ task, record, ...(incarnation !== undefined && { incarnation }) });
     e.obs.add(task, record, e.rec.spans);
-    if (live && e.rec.phase === 'pre-run' && e.rec.current) {
-      const target = (this.o.preRunRecordsPerWorker ?? 3) * e.rec.current.shape.workers;
-      if (e.obs.samplesInSpan(e.rec.spans.length - 1) >= target) this.requestRound('pre-run', 50);
+    if (!live) return 'stored';
+    if (e.rec.phase === 'pre-run' && e.current) {
+      const target = this.preRun.recordsPerWorker * e.current.shape.workers;
+      if (e.obs.samplesInSpan(e.rec.spans.length - 1) >= target)
+        this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
     }
+    // Done is the convergence rule on the logged loss: act on it soon, not at the next interval.
+    if (epochCompleted(e) && convergedEnd(e, false))
+      this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
     return 'stored';
-  }
-
-  private onJobFinished(id: string, outcome: JobOutcome): void {
-    const e = this.entries.get(id);
-    if (!e || e.rec.phase === 'done' || e.rec.phase === 'failed') return;
-    e.rec.phase = outcome === 'succeeded' ? 'done' : 'failed';
-    e.rec.finishedAt = this.clock.now();
-    e.rec.current = null;
-    startSpan(e.rec, null, this.clock.wallMs(), false);
-    this.o.log.info({ job: id, outcome, jct: e.rec.finishedAt - e.rec.submittedAt }, 'job finished');
-    this.jobChanged(e);
-    this.requestRound('full');
-  }
-
-  /** After a restart: what the backend really runs wins over what the store remembers. */
-  private reconcile(running: ReadonlyMap<string, CurrentJob>): void {
-    for (const [id, e] of this.entries) {
-      if (e.rec.phase === 'done' || e.rec.phase === 'failed') continue;
-      const now = running.get(id) ?? null;
-      if (now === null && e.rec.current) {
-        e.rec.current = null;
-        startSpan(e.rec, null, this.clock.wallMs(), false);
-        if (e.rec.phase === 'pre-run') [e.rec.phase, e.rec.preRun] = ['pending', null];
-      }
-    }
   }
 
   private jobChanged(e: JobEntry): void {
     this.events.emit({ type: 'job', id: jobIdOf(e.rec.spec), phase: e.rec.phase, ts: this.clock.wallMs() });
-    void this.publishPlan(e).then(() => this.save());
-  }
-
-  private async publishPlan(e: JobEntry): Promise<void> {
-    const topic = planTopic({ namespace: e.rec.spec.namespace, job: e.rec.spec.name });
-    await this.o.publisher
-      .publish(topic, JSON.stringify(planMessage(e, this.clock)), { retain: true })
-      .catch((err: unknown) => this.o.log.warn({ err, topic }, 'publish failed'));
+    this.plans.publish(e, this.clock);
+    void this.save();
   }
 
   /** Once per round, to backends that show progress (optional port method; never fails a round). */
@@ -372,7 +526,12 @@ export class Controller {
     await this.o.publisher.publish(CONTROLLER_STATUS_TOPIC, JSON.stringify(msg), { retain: true });
   }
 
-  private async save(): Promise<void> {
+  /** Saves the document; saves asked for while one is pending are written once. */
+  private save(): Promise<void> {
+    return this.saves.request();
+  }
+
+  private async saveNow(): Promise<void> {
     if (!this.clockValue) return;
     const doc: RuntimeDocument = {
       v: 1,
@@ -385,6 +544,13 @@ export class Controller {
       .catch((err: unknown) => this.o.log.error({ err }, 'saving state failed'));
   }
 
+  private degradedCounts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const e of this.entries.values())
+      if (e.rec.degraded) out[e.rec.degraded.stage] = (out[e.rec.degraded.stage] ?? 0) + 1;
+    return out;
+  }
+
   private phaseCounts(): Record<JobPhase, number> {
     const counts = Object.fromEntries(JOB_PHASES.map((p) => [p, 0])) as Record<JobPhase, number>;
     for (const e of this.entries.values()) counts[e.rec.phase] += 1;
@@ -392,6 +558,14 @@ export class Controller {
   }
 }
 
-function describe(a: { kind: string; jobId: string; shape?: { ps: number; workers: number } }): string {
-  return `${a.kind} ${a.jobId}${a.shape ? ` ${a.shape.ps}x${a.shape.workers}` : ''}`;
+/** Clears a job's degraded mark when the stage that set it succeeded. */
+function heal(e: JobEntry, stage: DegradedStage): void {
+  if (e.rec.degraded?.stage === stage) e.rec.degraded = null;
+}
+
+async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([p.then(() => undefined), timeout]);
+  clearTimeout(timer);
 }

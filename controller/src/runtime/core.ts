@@ -6,15 +6,28 @@
 import type { ConvergenceEstimate, ConvergenceRule, LossPoint } from '../models/convergence/types';
 import type { SpeedModel, SpeedSample, TrainingMode } from '../models/speed/types';
 import type { Plan } from '../planning/types';
-import type { Decision, JobShape, Policy, TaskPlacement } from '../scheduling/types';
+import type { Decision, JobShape, Policy, RemainingWork, TaskPlacement } from '../scheduling/types';
 
 export interface CurrentJob {
   readonly shape: JobShape;
   readonly placement: readonly TaskPlacement[];
 }
 
+/**
+ * Models of a job that come from somewhere other than its observations: the simulator's oracle
+ * (`--oracle`) plugs in here, where the fitted models would come from. Null: fit them.
+ */
+export interface ModelSource {
+  of(
+    jobId: string,
+    stepsDone: number,
+  ): { readonly remaining: RemainingWork; readonly speed: SpeedModel } | null;
+}
+
 export interface Core {
   readonly policy: Policy;
+  /** Optional: known models that replace the fitted ones (see {@link ModelSource}). */
+  readonly models?: ModelSource;
   estimateConvergence(points: readonly LossPoint[], rule: ConvergenceRule): ConvergenceEstimate;
   /** Fits the speed model; null when the samples cannot support a fit yet. */
   fitSpeed(

@@ -7,7 +7,9 @@ export type RuntimeEvent =
       readonly actions: readonly unknown[];
       readonly ts: number;
     }
-  | { readonly type: 'job'; readonly id: string; readonly phase: string; readonly ts: number };
+  | { readonly type: 'job'; readonly id: string; readonly phase: string; readonly ts: number }
+  /** Progress or predictions of these jobs changed (the dashboard's sampler emits it between rounds). */
+  | { readonly type: 'progress'; readonly jobs: readonly string[]; readonly ts: number };
 
 export class EventHub {
   private readonly listeners = new Set<(e: RuntimeEvent) => void>();

@@ -98,6 +98,22 @@ export class Ingest {
     return outcome;
   }
 
+  /**
+   * A record that is already a value (the simulator's emulated sidecars): the same de-duplication
+   * and delivery as {@link handle}, without the bytes to decode.
+   */
+  accept(task: TaskId, record: MetricsRecord): 'accepted' | 'duplicate' {
+    if (this.hasSeen(task, record.seq)) {
+      this.rejects.add('duplicate');
+      return 'duplicate';
+    }
+    if (this.deliver(() => this.sink.onRecord(task, record))) {
+      this.seqsOf(task).add(record.seq);
+      this.received += 1;
+    }
+    return 'accepted';
+  }
+
   /** Forgets the de-duplication state of a job's tasks (a removed job may come back under its name). */
   forgetJob(namespace: string, job: string): void {
     const prefix = `${namespace}/${job}/`;

@@ -1,7 +1,8 @@
 /** One job inside the runtime: its record, its observations and its latest models. */
 import type { JobPlan } from '../../../shared/src/schemas';
-import type { JobReport } from './backend';
-import type { Clock } from './clock';
+import type { JobReport, ObservedJob } from './backend';
+import type { CurrentJob } from './core';
+import { roundSec, type Clock } from './clock';
 import type { JobRecord } from './job-record';
 import { shapeHistory } from './job-record';
 import type { JobObservations } from './observations';
@@ -10,31 +11,100 @@ import { remainingTime, type JobModels } from './refit';
 export interface JobEntry {
   readonly rec: JobRecord;
   readonly obs: JobObservations;
+  /** The latest good models (a failed refit keeps them). */
   models: JobModels | null;
+  /** What the backend observed of the job at the last round (never a belief). */
+  observed: ObservedJob | undefined;
+  /** What the job holds according to that observation. */
+  current: CurrentJob | null;
+  /** The observation version the models were fitted on (refit only when it moved). */
+  fittedAt: string | null;
+  /** The completed epochs the convergence rule was last checked at in a round. */
+  ruleCheckedAt: number;
+  /** The last completed epoch the rule was checked at between rounds. */
+  epochChecked: number;
+  /** An ended job whose end the backend recorded and of which nothing runs (as last observed). */
+  wound: boolean;
+  /** The latest status each task's sidecar published (`worker/0` → online, done or lost). */
+  readonly sidecars: Map<string, { readonly state: string; readonly ts: number }>;
 }
+
+/** How long a worker's sidecar must have been `lost` (wall ms) before the worker is replaced. */
+export const LOST_SIDECAR_GRACE_MS = 60_000;
+
+/**
+ * Workers of the job's current shape whose sidecar's Last Will said `lost` at least `graceMs` ago
+ * while the backend still runs the task: nothing is known of them any more, so the policy treats
+ * them like stragglers (the replacement restarts the task and its sidecar).
+ */
+export function lostWorkers(e: JobEntry, nowMs: number, graceMs: number): number[] {
+  const running = new Set(
+    (e.observed?.tasks ?? []).filter((t) => t.role === 'worker' && t.state === 'running').map((t) => t.index),
+  );
+  const out: number[] = [];
+  for (const [key, s] of e.sidecars) {
+    const [role, index] = key.split('/');
+    const i = Number(index);
+    if (role === 'worker' && s.state === 'lost' && running.has(i) && nowMs - s.ts >= graceMs) out.push(i);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** A job's persisted record with what it holds as last observed (read-only views: dashboard). */
+export type ObservedRecord = JobRecord & { readonly current: CurrentJob | null };
+
+/** A new entry: nothing observed or fitted yet. */
+export const newEntry = (rec: JobRecord, obs: JobObservations): JobEntry => ({
+  rec,
+  obs,
+  models: null,
+  observed: undefined,
+  current: null,
+  fittedAt: null,
+  ruleCheckedAt: -1,
+  epochChecked: -1,
+  wound: false,
+  sidecars: new Map(),
+});
 
 /** The retained `plan` message of a job: its shape, placement and predicted completion. */
 export function planMessage(e: JobEntry, clock: Clock): JobPlan {
   const { rec, models } = e;
-  const shape = rec.current?.shape ?? null;
-  const rt = shape && models && rec.phase === 'running' ? remainingTime(models, shape) : null;
+  // An ended job runs nothing (whatever is still being stopped): its plan says so.
+  const over = rec.phase === 'done' || rec.phase === 'failed';
+  const shape = over ? null : (e.current?.shape ?? null);
+  const done = rec.phase === 'done';
+  const rt = done
+    ? { value: 0, lower: 0, upper: 0 }
+    : shape && models && rec.phase === 'running'
+      ? remainingTime(models, shape)
+      : null;
   const speed = shape && models ? models.speed.predict(shape.ps, shape.workers).stepsPerSec : null;
+  // A finished job completed when it finished, not "now + 0".
+  const endedAt = done && rec.finishedAt !== null ? clock.wallMsAfter(rec.finishedAt - clock.now()) : null;
   return {
     v: 1,
     ts: clock.wallMs(),
     state: planState(e),
     ps: shape?.ps ?? 0,
     workers: shape?.workers ?? 0,
-    placement: rec.current?.placement.map((p) => ({ ...p })) ?? [],
+    placement: over ? [] : (e.current?.placement.map((p) => ({ ...p })) ?? []),
     reason: rec.reason,
-    predictedRemainingSec: rt,
-    predictedCompletionTs: rt
-      ? {
-          value: clock.wallMsAfter(rt.value),
-          lower: clock.wallMsAfter(rt.lower),
-          upper: clock.wallMsAfter(rt.upper),
-        }
-      : null,
+    predictedRemainingSec: rt && {
+      value: roundSec(rt.value),
+      lower: roundSec(rt.lower),
+      upper: roundSec(rt.upper),
+    },
+    predictedCompletionTs:
+      endedAt !== null
+        ? { value: endedAt, lower: endedAt, upper: endedAt }
+        : rt
+          ? {
+              value: clock.wallMsAfter(rt.value),
+              lower: clock.wallMsAfter(rt.lower),
+              upper: clock.wallMsAfter(rt.upper),
+            }
+          : null,
     stepsPerSec: speed !== null && Number.isFinite(speed) ? Math.max(0, speed) : null,
     remainingSteps: models && rec.phase !== 'done' ? models.remaining.steps : rec.phase === 'done' ? 0 : null,
   };
@@ -53,7 +123,7 @@ function planState(e: JobEntry): JobPlan['state'] {
     case 'failed':
       return 'failed';
     case 'running':
-      return e.rec.current ? 'running' : 'resizing';
+      return e.current ? 'running' : 'resizing';
   }
 }
 
@@ -67,13 +137,16 @@ export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
     mode: rec.spec.mode,
     phase: rec.phase,
     reason: rec.reason,
-    shape: rec.current?.shape ?? null,
-    placement: rec.current?.placement ?? [],
+    shape: e.current?.shape ?? null,
+    placement: e.current?.placement ?? [],
+    end: rec.end,
+    degraded: rec.degraded,
+    sidecars: Object.fromEntries([...e.sidecars].map(([task, st]) => [task, st.state])),
     restarts: rec.restarts,
     shapes: shapeHistory(rec),
     submittedAt: rec.submittedAt,
     finishedAt: rec.finishedAt,
-    jct: rec.finishedAt === null ? null : rec.finishedAt - rec.submittedAt,
+    jct: rec.finishedAt === null ? null : roundSec(rec.finishedAt - rec.submittedAt),
     observations: {
       records: obs.records,
       lossPoints: obs.lossPoints().length,

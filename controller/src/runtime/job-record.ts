@@ -2,7 +2,8 @@
  * What the runtime knows about one job beyond its observations: phase, shape history,
  * restarts. This is the part that is persisted as a document (observations are replayed).
  */
-import type { JobShape, TaskPlacement } from '../scheduling/types';
+import type { JobShape } from '../scheduling/types';
+import type { JobEnd } from './backend';
 import type { JobSpec } from './job-spec';
 import type { ShapeSpan } from './observations';
 
@@ -23,13 +24,34 @@ export interface JobRecord {
   phase: JobPhase;
   /** Why the job waits, when it does. */
   reason: string | null;
-  /** What runs now; null when nothing of the job runs. */
-  current: { shape: JobShape; placement: TaskPlacement[] } | null;
+  /** How the job ended (phase done or failed), with the reason; null while it is not over. */
+  end: JobEnd | null;
+  /**
+   * Why the runtime cannot schedule the job as it should (its refit, planning or rollout failed);
+   * null when healthy. The job keeps its last good models and every other job is scheduled.
+   */
+  degraded: Degraded | null;
   /** Checkpoint → restart cycles (resizes, including pre-run shape changes). */
   restarts: number;
   spans: ShapeSpan[];
   /** Pre-run: the sample shapes and how many have been run. */
-  preRun: { shapes: JobShape[]; done: number } | null;
+  preRun: PreRunState | null;
+}
+
+/** A job's pre-run: its sample shapes and how many have run. */
+export interface PreRunState {
+  shapes: JobShape[];
+  done: number;
+}
+
+/** The stage of a round that failed for one job. */
+export type DegradedStage = 'refit' | 'plan' | 'rollout';
+
+export interface Degraded {
+  readonly stage: DegradedStage;
+  readonly reason: string;
+  /** Wall-clock ms since when. */
+  readonly sinceMs: number;
 }
 
 export function newJobRecord(spec: JobSpec, now: number, incarnation?: string): JobRecord {
@@ -40,7 +62,8 @@ export function newJobRecord(spec: JobSpec, now: number, incarnation?: string): 
     finishedAt: null,
     phase: 'pending',
     reason: null,
-    current: null,
+    end: null,
+    degraded: null,
     restarts: 0,
     spans: [],
     preRun: null,
@@ -70,4 +93,14 @@ export function shapeHistory(rec: JobRecord): JobShape[] {
     if (!last || last.ps !== s.shape.ps || last.workers !== s.shape.workers) out.push(s.shape);
   }
   return out;
+}
+
+/**
+ * A record loaded from a store written by any earlier version: fields added since get their
+ * defaults, and what the runtime no longer keeps (a believed `current`) is dropped — what runs
+ * is observed every round.
+ */
+export function normalizeRecord(raw: JobRecord): JobRecord {
+  const { current: _dropped, ...rest } = raw as JobRecord & { current?: unknown };
+  return { ...rest, end: raw.end ?? null, degraded: raw.degraded ?? null };
 }

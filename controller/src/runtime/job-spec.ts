@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { nameSegmentSchema } from '../../../shared/src/topics';
+import { perWorkerBatch as perWorkerBatchOf } from './batch';
 
 const resources = z.record(z.string().min(1), z.number().finite().min(0));
 
@@ -27,7 +28,7 @@ export const jobSpecSchema = z
     namespace: nameSegmentSchema.default('default'),
     name: nameSegmentSchema,
     mode: z.enum(['sync', 'async']).default('sync'),
-    /** Sync: the global batch M (per-worker batch M/w). Async: the per-worker batch. */
+    /** Sync: the global batch M (per-worker batch ⌊M/w⌋). Async: the per-worker batch. See `batch.ts`. */
     batchSize: z.number().int().positive(),
     stepsPerEpoch: z.number().int().positive(),
     /** Convergence rule: per-epoch normalised loss decrease below `threshold` for `patience` epochs. */
@@ -59,9 +60,9 @@ export type JobSpecInput = z.input<typeof jobSpecSchema>;
 /** `namespace/name`, the id used by policies and plans. */
 export const jobIdOf = (s: Pick<JobSpec, 'namespace' | 'name'>): string => `${s.namespace}/${s.name}`;
 
-/** Per-worker mini-batch at `workers` workers. */
+/** Per-worker mini-batch at `workers` workers (the one definition is `batch.ts`). */
 export const perWorkerBatch = (s: Pick<JobSpec, 'mode' | 'batchSize'>, workers: number): number =>
-  s.mode === 'sync' ? s.batchSize / Math.max(1, workers) : s.batchSize;
+  perWorkerBatchOf(s.mode, s.batchSize, workers);
 
 /** Parses a job spec; the error names the first bad field. */
 export function parseJobSpec(input: unknown): { ok: true; spec: JobSpec } | { ok: false; error: string } {

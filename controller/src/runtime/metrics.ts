@@ -14,9 +14,21 @@ export interface RuntimeMetrics {
   readonly decisionLatency: Histogram;
   readonly rounds: Counter;
   readonly planActions: Counter<'kind' | 'result'>;
+  /** Failures isolated to one job, by the round stage that failed (refit, plan, rollout). */
+  readonly jobErrors: Counter<'stage'>;
 }
 
-export function createMetrics(phases: () => Record<JobPhase, number>): RuntimeMetrics {
+/** Live counts the registry reads when scraped. */
+export interface MetricsSources {
+  readonly phases: () => Record<JobPhase, number>;
+  /** Jobs marked degraded now, by stage. */
+  readonly degraded?: () => Record<string, number>;
+  /** Rollouts in flight now. */
+  readonly inFlight?: () => number;
+}
+
+export function createMetrics(sources: MetricsSources | (() => Record<JobPhase, number>)): RuntimeMetrics {
+  const src: MetricsSources = typeof sources === 'function' ? { phases: sources } : sources;
   const registry = new Registry();
   const m: RuntimeMetrics = {
     registry,
@@ -60,14 +72,38 @@ export function createMetrics(phases: () => Record<JobPhase, number>): RuntimeMe
       labelNames: ['kind', 'result'],
       registers: [registry],
     }),
+    jobErrors: new Counter({
+      name: 'optimus_job_errors_total',
+      help: 'Failures isolated to one job (the job is marked degraded, others go on), by stage',
+      labelNames: ['stage'],
+      registers: [registry],
+    }),
   };
+  new Gauge({
+    name: 'optimus_jobs_degraded',
+    help: 'Jobs marked degraded now, by the stage that failed',
+    labelNames: ['stage'],
+    registers: [registry],
+    collect() {
+      const counts = src.degraded?.() ?? {};
+      for (const stage of ['refit', 'plan', 'rollout']) this.set({ stage }, counts[stage] ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'optimus_rollouts_in_flight',
+    help: 'Rollouts dispatched to the executor and not yet confirmed or forgotten',
+    registers: [registry],
+    collect() {
+      this.set(src.inFlight?.() ?? 0);
+    },
+  });
   new Gauge({
     name: 'optimus_jobs',
     help: 'Jobs by phase',
     labelNames: ['phase'],
     registers: [registry],
     collect() {
-      const counts = phases();
+      const counts = src.phases();
       for (const p of JOB_PHASES) this.set({ phase: p }, counts[p]);
     },
   });

@@ -22,20 +22,30 @@ export interface ShapeSpan {
 interface WorkerStats {
   sum: number;
   n: number;
+  /** Reported step times (seconds), when the records carry them. */
+  stepSum: number;
+  stepN: number;
 }
 
 export class JobObservations {
   private readonly losses = new Map<number, number>();
+  /** {@link lossPoints}, kept until a new loss arrives. */
+  private sortedLosses: LossPoint[] | null = null;
+  /** Sum and count of the losses per epoch (a point at step s is in epoch ⌈s / spe⌉ − 1). */
+  private readonly perEpoch = new Map<number, { sum: number; n: number }>();
   /** span index → worker index → speed stats (steps/s of that worker). */
   private readonly speeds = new Map<number, Map<number, WorkerStats>>();
   private maxStep = 0;
   records = 0;
+  /** Moves with every record taken: what was derived from the observations is stale when it moved. */
+  version = 0;
 
   constructor(private readonly spec: JobSpec) {}
 
   add(task: TaskId, r: MetricsRecord, spans: readonly ShapeSpan[]): void {
     if (task.role !== 'worker') return;
     this.records += 1;
+    this.version += 1;
     const spanIndex = findSpan(spans, r.ts);
     const span = spanIndex === -1 ? undefined : spans[spanIndex];
     const workers = span?.shape.workers ?? 1;
@@ -43,7 +53,7 @@ export class JobObservations {
     if (step !== null) this.maxStep = Math.max(this.maxStep, step);
     // Worker 0's loss stands for the job (sync workers share parameters, async ones nearly so).
     if (task.index === 0 && r.loss !== null && step !== null && r.kind !== 'validation') {
-      this.losses.set(step, r.loss);
+      this.setLoss(step, r.loss);
     }
     if (r.kind !== 'batch' || r.samplesPerSec === null || span === undefined) return;
     // Clamped like every figure the models derive: the wire bounds each input, not their quotients.
@@ -52,12 +62,32 @@ export class JobObservations {
       0,
       BOUNDS.samplesPerSec.max,
     );
-    this.addSpeed(spanIndex, task.index, stepsPerSec);
+    this.addSpeed(spanIndex, task.index, stepsPerSec, r.stepTime);
   }
 
-  /** Loss points sorted by step. */
-  lossPoints(): LossPoint[] {
-    return [...this.losses].map(([step, loss]) => ({ step, loss })).sort((a, b) => a.step - b.step);
+  /** Loss points sorted by step (a shared array: callers must not change it). */
+  lossPoints(): readonly LossPoint[] {
+    this.sortedLosses ??= [...this.losses]
+      .map(([step, loss]) => ({ step, loss }))
+      .sort((a, b) => a.step - b.step);
+    return this.sortedLosses;
+  }
+
+  /** Mean loss per epoch, by epoch (unsorted; every epoch that has a point). */
+  epochLosses(): ReadonlyMap<number, { readonly sum: number; readonly n: number }> {
+    return this.perEpoch;
+  }
+
+  private setLoss(step: number, loss: number): void {
+    const epoch = Math.ceil(step / this.spec.stepsPerEpoch) - 1;
+    const old = this.losses.get(step);
+    const acc = this.perEpoch.get(epoch) ?? { sum: 0, n: 0 };
+    if (old === undefined) acc.n += 1;
+    else acc.sum -= old;
+    acc.sum += loss;
+    this.perEpoch.set(epoch, acc);
+    this.losses.set(step, loss);
+    this.sortedLosses = null;
   }
 
   /** Steps done so far (the furthest global step seen). */
@@ -104,22 +134,30 @@ export class JobObservations {
    */
   workerStepTimes(index: number): Record<number, number> {
     const out: Record<number, number> = {};
-    for (const [worker, w] of this.speeds.get(index) ?? [])
-      if (w.n > 0 && w.sum > 0) out[worker] = w.n / w.sum;
+    // A reported step time is the worker's own (a sync worker's rate is the barrier's); else the
+    // rate says it.
+    for (const [worker, w] of this.speeds.get(index) ?? []) {
+      if (w.stepN > 0) out[worker] = w.stepSum / w.stepN;
+      else if (w.n > 0 && w.sum > 0) out[worker] = w.n / w.sum;
+    }
     return out;
   }
 
-  private addSpeed(span: number, worker: number, stepsPerSec: number): void {
+  private addSpeed(span: number, worker: number, stepsPerSec: number, stepTime: number | null): void {
     let m = this.speeds.get(span);
     if (!m) this.speeds.set(span, (m = new Map<number, WorkerStats>()));
     const w = m.get(worker);
     if (!w) {
       // The first record of each worker in a span is warm-up (cuDNN autotune, data loading): skipped.
-      m.set(worker, { sum: 0, n: 0 });
+      m.set(worker, { sum: 0, n: 0, stepSum: 0, stepN: 0 });
       return;
     }
     w.sum += stepsPerSec;
     w.n += 1;
+    if (stepTime !== null && Number.isFinite(stepTime) && stepTime > 0) {
+      w.stepSum += stepTime;
+      w.stepN += 1;
+    }
   }
 
   /** Global step of a record. Async workers each cover 1/w of an epoch's steps. */

@@ -16,7 +16,7 @@ afterEach(async () => {
 
 async function start(store: MemoryStore, backend = new FakeBackend()): Promise<Controller> {
   const { controller } = buildController({ store, backend, now: () => 1_000 });
-  await controller.start(backend.running);
+  await controller.start();
   started.push(controller);
   return controller;
 }

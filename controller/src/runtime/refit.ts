@@ -6,6 +6,7 @@ import type { SpeedModel, SpeedPrediction } from '../models/speed/types';
 import type { JobShape, RemainingWork } from '../scheduling/types';
 import type { Core } from './core';
 import type { JobRecord } from './job-record';
+import { jobIdOf } from './job-spec';
 import type { JobObservations } from './observations';
 
 /** Distinct shapes observed before the speed model counts as fitted. */
@@ -13,6 +14,8 @@ export const MIN_FIT_SHAPES = 3;
 
 export interface JobModels {
   readonly convergence: ConvergenceEstimate;
+  /** What the fits were made on, so the next refit can keep a fit its data has not outgrown. */
+  readonly basis?: FitBasis;
   /** The fitted speed model, or a flat fallback when nothing could be fitted yet. */
   readonly speed: SpeedModel;
   readonly speedFitted: boolean;
@@ -28,35 +31,103 @@ export interface RemainingTime {
   readonly upper: number;
 }
 
-export function refitJob(core: Core, rec: JobRecord, obs: JobObservations): JobModels {
+/**
+ * What a job's fits were made on. A fit is redone when its data grew enough to change it: the loss
+ * history by a tenth (at least a few points), the speed samples by a new shape or a quarter more
+ * weight — not on every record, which would only repeat the same fit (the refits dominate a
+ * round's cost at scale).
+ */
+export interface FitBasis {
+  readonly lossPoints: number;
+  readonly shapes: number;
+  readonly speedWeight: number;
+}
+
+const LOSS_GROWTH = 0.1;
+const MIN_NEW_POINTS = 4;
+const WEIGHT_GROWTH = 0.25;
+
+const lossStale = (prev: FitBasis | undefined, points: number): boolean =>
+  !prev || points - prev.lossPoints >= Math.max(MIN_NEW_POINTS, LOSS_GROWTH * prev.lossPoints);
+
+const speedStale = (prev: FitBasis | undefined, shapes: number, weight: number): boolean =>
+  !prev || shapes !== prev.shapes || weight > prev.speedWeight * (1 + WEIGHT_GROWTH);
+
+export function refitJob(
+  core: Core,
+  rec: JobRecord,
+  obs: JobObservations,
+  prev?: JobModels | null,
+): JobModels {
   const spec = rec.spec;
   const stepsDone = obs.stepsDone();
-  const convergence = core.estimateConvergence(obs.lossPoints(), {
-    stepsPerEpoch: spec.stepsPerEpoch,
-    threshold: spec.convergence.threshold,
-    patience: spec.convergence.patience,
-  });
+  const given = core.models?.of(jobIdOf(spec), stepsDone);
+  if (given) return givenModels(given, stepsDone, obs.speedSamples(rec.spans).length);
+  const points = obs.lossPoints();
+  const basis = prev?.basis;
+  const convergence = lossStale(basis, points.length)
+    ? core.estimateConvergence(points, {
+        stepsPerEpoch: spec.stepsPerEpoch,
+        threshold: spec.convergence.threshold,
+        patience: spec.convergence.patience,
+      })
+    : prev!.convergence;
   const samples = obs.speedSamples(rec.spans);
-  const fitted =
-    samples.length > 0 ? core.fitSpeed(samples, { mode: spec.mode, globalBatch: spec.batchSize }) : null;
+  const weight = samples.reduce((a, s) => a + (s.weight ?? 1), 0);
+  let speed = prev?.speed;
+  let speedFitted = prev?.speedFitted ?? false;
+  if (!speed || speedStale(basis, samples.length, weight)) {
+    const fitted =
+      samples.length > 0 ? core.fitSpeed(samples, { mode: spec.mode, globalBatch: spec.batchSize }) : null;
+    speed = fitted ?? flatSpeed(samples.map((s) => s.stepsPerSec));
+    // Fewer distinct shapes than that cannot tell the model's terms apart (paper: 5–10 sample runs).
+    speedFitted = fitted !== null && samples.length >= MIN_FIT_SHAPES;
+  }
+  const keepLoss = convergence === prev?.convergence;
+  const keepSpeed = speed === prev?.speed;
   return {
     convergence,
-    speed: fitted ?? flatSpeed(samples.map((s) => s.stepsPerSec)),
-    // Fewer distinct shapes than that cannot tell the model's terms apart (paper: 5–10 sample runs).
-    speedFitted: fitted !== null && samples.length >= MIN_FIT_SHAPES,
+    basis: {
+      lossPoints: keepLoss && basis ? basis.lossPoints : points.length,
+      shapes: keepSpeed && basis ? basis.shapes : samples.length,
+      speedWeight: keepSpeed && basis ? basis.speedWeight : weight,
+    },
+    speed,
+    speedFitted,
     remaining: remainingWork(convergence, spec.maxEpochs * spec.stepsPerEpoch, stepsDone),
     stepsDone,
     speedSamples: samples.length,
   };
 }
 
+/** Models handed in by a {@link ModelSource} (the oracle), in the shape a fit produces. */
+function givenModels(
+  given: NonNullable<ReturnType<NonNullable<Core['models']>['of']>>,
+  stepsDone: number,
+  speedSamples: number,
+): JobModels {
+  const r = given.remaining;
+  const convergence: ConvergenceEstimate = {
+    status: 'ok',
+    predictedTotalSteps: stepsDone + r.steps,
+    lower: stepsDone + r.lower,
+    upper: stepsDone + r.upper,
+    remainingSteps: r.steps,
+    beta: [0, 0, 0],
+    converged: r.steps <= 0,
+  };
+  return { convergence, speed: given.speed, speedFitted: true, remaining: r, stepsDone, speedSamples };
+}
+
 /** Remaining steps: from the convergence fit, else from the user's epoch bound with a wide interval. */
 export function remainingWork(c: ConvergenceEstimate, priorTotal: number, done: number): RemainingWork {
   if (c.status === 'ok') {
+    // From the steps done now, not when the curve was fitted (a kept fit ages between refits).
+    const steps = Math.max(0, c.predictedTotalSteps - done);
     return {
-      steps: c.remainingSteps,
+      steps,
       lower: Math.max(0, c.lower - done),
-      upper: Math.max(c.remainingSteps, c.upper - done),
+      upper: Math.max(steps, c.upper - done),
     };
   }
   const rest = Math.max(0, priorTotal - done);

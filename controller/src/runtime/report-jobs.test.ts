@@ -35,7 +35,7 @@ describe('Backend.reportJobs', () => {
   it('gets every job once per round: no progress before a fit, then progress and a prediction', async () => {
     const backend = new ReportingBackend();
     const { controller: c } = buildController({ backend, now: () => wall });
-    await c.start(backend.running);
+    await c.start();
     started.push(c);
     await c.submit(spec('a'));
     await c.submit(spec('b'));
@@ -63,7 +63,7 @@ describe('Backend.reportJobs', () => {
 
   it('is optional: a backend without it runs rounds as before', async () => {
     const { controller: c } = buildController({ now: () => wall });
-    await c.start(new Map());
+    await c.start();
     started.push(c);
     await c.submit(spec('a'));
     await expect(c.roundNow('pre-run')).resolves.toBeUndefined();

@@ -1,34 +1,43 @@
 /**
- * One scheduling round, in numbered phases (as Kueue's `schedule()`):
- *   1. snapshot  — servers from the backend, jobs from the runtime's state
- *   2. refit     — convergence and speed models of every active job
- *   3. pre-run   — advance sample runs of new jobs; claim room for them
- *   4. decide    — the policy (full rounds only) on what remains
- *   5. plan      — diff(current, decided)
- *   6. execute   — through the backend's one executor
- *   7. confirm   — only applied actions change the runtime's records (assume-then-confirm)
+ * One level-triggered round, in numbered phases (as Kueue's `schedule()`):
+ *   1. observe   — what runs, from the backend's own view (never from the runtime's memory)
+ *   2. reconcile — each job's shape history and end follow the observation; the convergence rule
+ *                  on the logged loss, and a program that exited, end a job
+ *   3. refit     — convergence and speed models of every active job that has new observations
+ *   4. finish    — a job that is over and still holds something (or is not yet recorded as over)
+ *   5. pre-run   — advance sample runs of new jobs; start new ones where there is room
+ *   6. decide    — the policy (full rounds) on the jobs nobody else moves this round
+ *   7. plan      — diff(observed, decided)
+ *   8. dispatch  — each job's actions to the executor, not awaited (assume, then confirm or forget)
+ * Every stage that can fail for one job is isolated: the job is marked degraded, the rest go on.
  */
 import type { Resources } from '../../../shared/src/units';
-import type { ExecutionResult, PlanAction } from '../planning/types';
-import type { JobSnapshot, ServerSnapshot } from '../scheduling/types';
-import type { Backend } from './backend';
+import type { PlanAction } from '../planning/types';
+import type { ServerSnapshot } from '../scheduling/types';
+import type { Backend, JobEnd, Observation } from './backend';
 import type { Clock } from './clock';
 import type { Core, CurrentJob } from './core';
-import type { JobEntry } from './job-entry';
-import { startSpan } from './job-record';
+import { decideAndPlan } from './decide-phase';
+import type { Assumed } from './dispatch';
+import { LOST_SIDECAR_GRACE_MS, lostWorkers, type JobEntry } from './job-entry';
+import type { DegradedStage } from './job-record';
+import { jobIdOf } from './job-spec';
 import type { RuntimeMetrics } from './metrics';
-import {
-  addResources,
-  freeResources,
-  pickServer,
-  placeOn,
-  preRunFootprint,
-  seedOf,
-  usageByServer,
-} from './pre-run';
+import { heldBy, holdsAnything, maxUsage, stoppingTasks, usageOf } from './observation';
+import { preRunPhase } from './pre-run-phase';
+import { freeResources } from './pre-run';
+import { isTerminal, reconcileJob, type ReconcileTime } from './reconcile';
 import { refitJob } from './refit';
 
 export type RoundKind = 'full' | 'pre-run';
+
+/** One job's actions for the dispatcher, and what to record in its intent once they apply. */
+export interface Dispatch {
+  readonly entry: JobEntry;
+  readonly actions: readonly PlanAction[];
+  readonly target: CurrentJob | null;
+  readonly confirm?: () => void;
+}
 
 export interface RoundContext {
   readonly core: Core;
@@ -36,248 +45,171 @@ export interface RoundContext {
   readonly clock: Clock;
   readonly entries: ReadonlyMap<string, JobEntry>;
   readonly restartCostSec: number;
-  readonly preRunBudget: number;
-  /** Post-warm-up speed records per worker that end one pre-run sample. */
-  readonly preRunRecordsPerWorker: number;
+  readonly preRun: {
+    readonly budget: number;
+    readonly maxPs: number;
+    readonly maxWorkers: number;
+    readonly recordsPerWorker: number;
+  };
   readonly metrics: RuntimeMetrics;
+  /** The rollout a job has in flight (assumed), if any; `busy` also covers an abandoned one. */
+  readonly assumed: (jobId: string) => Assumed | undefined;
+  readonly busy: (jobId: string) => boolean;
+  /** Hands a job's actions to the dispatcher; false when it could not take them this round. */
+  readonly dispatch: (d: Dispatch) => boolean;
+  readonly degrade: (e: JobEntry, stage: DegradedStage, reason: string) => void;
+  readonly heal: (e: JobEntry, stage: DegradedStage) => void;
 }
 
 export interface RoundOutcome {
-  readonly actions: readonly PlanAction[];
-  readonly result: ExecutionResult;
+  readonly dispatched: readonly PlanAction[];
+  readonly ended: readonly { readonly jobId: string; readonly end: JobEnd }[];
   /** Some job finished its pre-run and now needs a full round. */
   readonly needsFullRound: boolean;
 }
 
-const isActive = (e: JobEntry): boolean => e.rec.phase !== 'done' && e.rec.phase !== 'failed';
+type Usage = Map<string, Record<string, number>>;
 
 export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<RoundOutcome> {
-  const servers = await ctx.backend.servers(); // 1
+  const observation = await ctx.backend.observe(); // 1
   const stopTimer = ctx.metrics.decisionLatency.startTimer();
-  const active = [...ctx.entries.values()].filter(isActive);
-  for (const e of active) refit(ctx, e); // 2
-  const confirm = new Map<PlanAction, () => void>();
-  const pre = preRunPhase(ctx, active, servers, kind, confirm); // 3
-  const actions: PlanAction[] = [];
-  if (kind === 'full') actions.push(...decideAndPlan(ctx, active, servers, pre.claimed, confirm)); // 4, 5
-  actions.push(...pre.actions);
+  const t: ReconcileTime = { now: ctx.clock.now(), wallMs: ctx.clock.wallMs() };
+  const ended: { jobId: string; end: JobEnd }[] = [];
+  for (const [id, e] of ctx.entries) {
+    const end = reconcileJob(e, observation.jobs.get(id), { ...t, inFlight: ctx.busy(id) }); // 2
+    if (end) ended.push({ jobId: id, end });
+  }
+  const active = [...ctx.entries.values()].filter((e) => !isTerminal(e));
+  // Without a pre-run (the policy needs no speed model) a new job goes to the policy at once.
+  let admitted = false;
+  if (ctx.preRun.budget < 1)
+    for (const e of active)
+      if (e.rec.phase === 'pending') {
+        [e.rec.phase, e.rec.reason] = ['running', null];
+        admitted = true;
+      }
+  if (kind === 'full') for (const e of active) refit(ctx, e); // 3
+  const dispatches: Dispatch[] = finishPhase(ctx); // 4
+  const scheduled = kind === 'full' ? active.filter((e) => schedulable(ctx, e)) : [];
+  const free = freeResources(observation.servers, held(ctx, observation, new Set(scheduled)));
+  const pre = preRunPhase({ core: ctx.core, ...ctx.preRun, busy: ctx.busy }, active, free); // 5
+  for (const f of pre.failed) ctx.degrade(f.entry, 'plan', f.error);
+  dispatches.push(...pre.steps);
+  if (scheduled.length > 0) dispatches.push(...decidePhase(ctx, scheduled, observation.servers, free)); // 6, 7
   stopTimer();
-  const result = await ctx.backend.executor.execute({ actions }); // 6
-  for (const a of result.applied) {
-    confirm.get(a)?.(); // 7
-    ctx.metrics.planActions.inc({ kind: a.kind, result: 'applied' });
-  }
-  for (const f of result.failed) ctx.metrics.planActions.inc({ kind: f.action.kind, result: 'failed' });
+  const dispatched: PlanAction[] = [];
+  for (const d of dispatches) if (ctx.dispatch(d)) dispatched.push(...d.actions); // 8
   ctx.metrics.rounds.inc();
-  return { actions, result, needsFullRound: pre.finished };
+  return { dispatched, ended, needsFullRound: pre.finished || (admitted && kind !== 'full') };
 }
 
+/** Phase 3 for one job, isolated: a failed refit keeps the last good models and marks the job. */
 function refit(ctx: RoundContext, e: JobEntry): void {
-  e.models = refitJob(ctx.core, e.rec, e.obs);
-  ctx.metrics.fits.inc({ model: 'convergence', result: e.models.convergence.status });
-  ctx.metrics.fits.inc({ model: 'speed', result: e.models.speedFitted ? 'ok' : 'insufficient-data' });
+  const key = `${e.obs.version}:${e.rec.spans.length}`;
+  if (e.fittedAt === key && e.models) return;
+  try {
+    const models = refitJob(ctx.core, e.rec, e.obs, e.models);
+    e.models = models;
+    e.fittedAt = key;
+    ctx.heal(e, 'refit');
+    ctx.metrics.fits.inc({ model: 'convergence', result: models.convergence.status });
+    ctx.metrics.fits.inc({ model: 'speed', result: models.speedFitted ? 'ok' : 'insufficient-data' });
+  } catch (err) {
+    e.fittedAt = key; // the same data would fail the same way: wait for new observations
+    ctx.degrade(e, 'refit', err instanceof Error ? err.message : String(err));
+    ctx.metrics.fits.inc({ model: 'convergence', result: 'error' });
+  }
 }
 
-const fittedNow = (e: JobEntry): boolean =>
-  e.models !== null && e.models.convergence.status === 'ok' && e.models.speedFitted;
-
-/** Phase 3: advance running samples, start new jobs' pre-runs where there is room. */
-function preRunPhase(
-  ctx: RoundContext,
-  active: readonly JobEntry[],
-  servers: readonly ServerSnapshot[],
-  kind: RoundKind,
-  confirm: Map<PlanAction, () => void>,
-): { actions: PlanAction[]; claimed: Map<string, Resources>; finished: boolean } {
-  const claimed = new Map<string, Resources>();
-  const used = new Map<string, Resources>();
-  const actions: PlanAction[] = [];
-  let finished = false;
-  for (const e of active) {
-    const { rec } = e;
-    if (rec.phase === 'pre-run' && rec.preRun && rec.current) {
-      const server = rec.current.placement[0]?.server ?? '';
-      claimed.set(
-        server,
-        addResources(claimed.get(server) ?? {}, preRunFootprint(rec.spec, rec.preRun.shapes)),
-      );
-    } else if (kind === 'pre-run' && rec.current) usageByServer(rec.spec, rec.current.placement, used);
-  }
-  for (const [k, v] of claimed) used.set(k, addResources(used.get(k) ?? {}, v));
-  for (const e of active) {
-    if (e.rec.phase === 'pre-run') finished = advancePreRun(ctx, e, actions, confirm) || finished;
-  }
-  const free = freeResources(servers, used);
-  const pending = active
-    .filter((e) => e.rec.phase === 'pending')
-    .sort((a, b) => a.rec.submittedAt - b.rec.submittedAt);
-  for (const e of pending) {
-    const spec = e.rec.spec;
-    const shapes = ctx.core.sampleShapes({
-      budget: ctx.preRunBudget,
-      maxPs: Math.min(spec.maxPs, 2),
-      maxWorkers: Math.min(spec.maxWorkers, 3),
-      mode: spec.mode,
-      seed: seedOf(`${spec.namespace}/${spec.name}`),
-    });
-    const first = shapes[0];
-    if (!first) {
-      e.rec.phase = 'running';
-      finished = true;
-      continue;
-    }
-    const footprint = preRunFootprint(spec, shapes);
-    const server = pickServer(free, footprint);
-    if (server === null) {
-      e.rec.reason = 'waiting for room to pre-run';
-      continue;
-    }
-    free.set(server, addResources(free.get(server) ?? {}, negate(footprint)));
-    claimed.set(server, addResources(claimed.get(server) ?? {}, footprint));
-    const action: PlanAction = {
-      kind: 'start',
-      jobId: idOf(e),
-      shape: first,
-      placement: placeOn(server, first),
+/** Phase 4: a job that is over is recorded as over and stopped, until nothing of it is observed. */
+function finishPhase(ctx: RoundContext): Dispatch[] {
+  const out: Dispatch[] = [];
+  for (const [id, e] of ctx.entries) {
+    if (!isTerminal(e) || ctx.busy(id) || !e.observed) continue;
+    if (!holdsAnything(e.observed) && e.observed.finished) continue;
+    const end = e.rec.end ?? {
+      outcome: e.rec.phase === 'done' ? ('succeeded' as const) : ('failed' as const),
+      reason: 'Completed',
+      message: 'the job ended before this controller version recorded why',
     };
-    actions.push(action);
-    confirm.set(action, () => {
-      e.rec.preRun = { shapes, done: 0 };
-      e.rec.phase = 'pre-run';
-      e.rec.reason = null;
-      e.rec.current = { shape: first, placement: action.placement.map((p) => ({ ...p })) };
-      startSpan(e.rec, first, ctx.clock.wallMs(), false);
+    // A job still training (its rule fired) saves its model; one whose program exited has nothing to save.
+    const checkpoint = end.reason === 'Converged' && e.current !== null;
+    out.push({
+      entry: e,
+      actions: [{ kind: 'finish', jobId: id, ...end, checkpoint }],
+      target: null,
     });
   }
-  return { actions, claimed, finished };
+  return out;
 }
 
-/** Moves a pre-running job to its next sample shape once the current one has enough records. */
-function advancePreRun(
-  ctx: RoundContext,
-  e: JobEntry,
-  actions: PlanAction[],
-  confirm: Map<PlanAction, () => void>,
-): boolean {
-  const { rec } = e;
-  const cur = rec.current;
-  if (!rec.preRun || !cur) return false;
-  const enough = e.obs.samplesInSpan(rec.spans.length - 1) >= ctx.preRunRecordsPerWorker * cur.shape.workers;
-  if (!enough) return false;
-  const next = rec.preRun.shapes[rec.preRun.done + 1];
-  if (!next) {
-    rec.preRun.done = rec.preRun.shapes.length;
-    rec.phase = 'running';
-    return true;
-  }
-  const server = cur.placement[0]?.server ?? '';
-  const action: PlanAction = {
-    kind: 'resize',
-    jobId: idOf(e),
-    from: cur.shape,
-    shape: next,
-    placement: placeOn(server, next),
+/** Jobs the policy re-decides this round: past their pre-run, with models, nothing in flight. */
+function schedulable(ctx: RoundContext, e: JobEntry): boolean {
+  const phase = e.rec.phase;
+  return (phase === 'running' || phase === 'waiting') && e.models !== null && !ctx.busy(jobIdOf(e.rec.spec));
+}
+
+/**
+ * What our jobs hold that the policy must not hand out: everything of the jobs it does not
+ * re-decide (pre-runs, rollouts in flight at the worst of before and after, jobs being finished),
+ * and the tasks still shutting down of those it does.
+ */
+function held(ctx: RoundContext, observation: Observation, scheduled: ReadonlySet<JobEntry>): Usage {
+  const out: Usage = new Map();
+  const addAll = (u: Usage) => {
+    for (const [server, r] of u) {
+      const o = out.get(server) ?? {};
+      for (const [k, v] of Object.entries(r)) o[k] = (o[k] ?? 0) + v;
+      out.set(server, o);
+    }
   };
-  actions.push(action);
-  confirm.set(action, () => {
-    if (rec.preRun) rec.preRun.done += 1;
-    applyShape(ctx, e, action.shape, action.placement, true);
-  });
-  return false;
+  for (const [id, e] of ctx.entries) {
+    const observed = observation.jobs.get(id);
+    if ((observed?.tasks.length ?? 0) === 0 && !ctx.busy(id)) continue; // holds nothing
+    if (scheduled.has(e)) {
+      addAll(usageOf(e.rec.spec, stoppingTasks(observed)));
+      continue;
+    }
+    let holding: Usage = heldBy(e.rec.spec, observed) as Usage;
+    const target = ctx.assumed(id)?.target;
+    if (target) holding = maxUsage(holding, usageOf(e.rec.spec, target.placement));
+    addAll(holding);
+  }
+  return out;
 }
 
-/** Phases 4 and 5: the policy on the jobs past their pre-run, then the diff. */
-function decideAndPlan(
+/** Phases 6 and 7 on what is left once the pre-runs took their room. */
+function decidePhase(
   ctx: RoundContext,
-  active: readonly JobEntry[],
+  scheduled: readonly JobEntry[],
   servers: readonly ServerSnapshot[],
-  claimed: ReadonlyMap<string, Resources>,
-  confirm: Map<PlanAction, () => void>,
-): PlanAction[] {
-  const scheduled = active.filter((e) => e.rec.phase === 'running' || e.rec.phase === 'waiting');
-  if (scheduled.length === 0) return [];
-  const input = {
-    now: ctx.clock.now(),
-    servers: servers.map((s) => ({ ...s, reserved: addResources(s.reserved, claimed.get(s.name) ?? {}) })),
-    jobs: scheduled.map((e) => jobSnapshot(e)),
-    restartCostSec: ctx.restartCostSec,
-  };
-  const decision = ctx.core.policy.decide(input);
-  const current = new Map<string, CurrentJob | null>(scheduled.map((e) => [idOf(e), e.rec.current]));
-  const plan = ctx.core.plan(current, decision);
-  const byId = new Map(scheduled.map((e) => [idOf(e), e]));
-  for (const d of decision.jobs) {
-    const e = byId.get(d.jobId);
-    if (e && d.action === 'wait' && !e.rec.current) [e.rec.phase, e.rec.reason] = ['waiting', d.reason];
+  free: ReadonlyMap<string, Resources>,
+): Dispatch[] {
+  // The policy re-decides its jobs from scratch: all it must not use is what is not free to it.
+  const view = servers.map((s) => ({ ...s, reserved: reservedFrom(s.capacity, free.get(s.name) ?? {}) }));
+  const wall = ctx.clock.wallMs();
+  const grace = LOST_SIDECAR_GRACE_MS / ctx.clock.scale;
+  const outcome = decideAndPlan(
+    ctx.core,
+    scheduled,
+    { now: ctx.clock.now(), servers: view, restartCostSec: ctx.restartCostSec },
+    (e) => lostWorkers(e, wall, grace),
+  );
+  for (const f of outcome.failed) ctx.degrade(f.entry, 'plan', f.error);
+  const out: Dispatch[] = [];
+  for (const d of outcome.decided) {
+    const { rec } = d.entry;
+    ctx.heal(d.entry, 'plan');
+    if (d.decision.action === 'wait' && !d.entry.current)
+      [rec.phase, rec.reason] = ['waiting', d.decision.reason];
+    if (d.actions.length > 0) out.push({ entry: d.entry, actions: d.actions, target: d.target });
   }
-  for (const a of plan.actions) {
-    const e = byId.get(a.jobId);
-    if (e) confirm.set(a, () => applyAction(ctx, e, a));
-  }
-  return [...plan.actions];
+  return out;
 }
 
-function applyAction(ctx: RoundContext, e: JobEntry, a: PlanAction): void {
-  const { rec } = e;
-  switch (a.kind) {
-    case 'start':
-      applyShape(ctx, e, a.shape, a.placement, false);
-      return;
-    case 'resize':
-      applyShape(ctx, e, a.shape, a.placement, true);
-      return;
-    case 'suspend':
-      rec.current = null;
-      startSpan(rec, null, ctx.clock.wallMs(), false);
-      [rec.phase, rec.reason] = ['waiting', a.reason];
-      return;
-    case 'replace-worker':
-      if (!rec.current) return;
-      rec.current.placement = rec.current.placement.map((p) =>
-        p.role === 'worker' && p.index === a.index ? { ...p, server: a.server } : p,
-      );
-      // A new span at the same shape: the replacement is judged on its own records.
-      startSpan(rec, rec.current.shape, ctx.clock.wallMs(), rec.spans.at(-1)?.fitted ?? false);
-  }
-}
-
-function applyShape(
-  ctx: RoundContext,
-  e: JobEntry,
-  shape: CurrentJob['shape'],
-  placement: CurrentJob['placement'],
-  restart: boolean,
-): void {
-  const { rec } = e;
-  rec.current = { shape: { ...shape }, placement: placement.map((p) => ({ ...p })) };
-  if (restart) rec.restarts += 1;
-  startSpan(rec, shape, ctx.clock.wallMs(), rec.phase !== 'pre-run' && fittedNow(e));
-  if (rec.phase !== 'pre-run') [rec.phase, rec.reason] = ['running', null];
-}
-
-function jobSnapshot(e: JobEntry): JobSnapshot {
-  const { spec, current, submittedAt } = e.rec;
-  const m = e.models;
-  if (!m) throw new Error(`job ${idOf(e)} has no models`);
-  return {
-    id: idOf(e),
-    mode: spec.mode,
-    psDemand: spec.psDemand,
-    workerDemand: spec.workerDemand,
-    minPs: spec.minPs,
-    maxPs: spec.maxPs,
-    minWorkers: spec.minWorkers,
-    maxWorkers: spec.maxWorkers,
-    arrivalTime: submittedAt,
-    current,
-    remaining: m.remaining,
-    speed: m.speed,
-    workerStepTimes: e.obs.workerStepTimes(e.rec.spans.length - 1),
-  };
-}
-
-const idOf = (e: JobEntry): string => `${e.rec.spec.namespace}/${e.rec.spec.name}`;
-
-function negate(r: Resources): Resources {
-  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, -v]));
+function reservedFrom(capacity: Resources, free: Resources): Resources {
+  const out: Record<string, number> = {};
+  for (const k of new Set([...Object.keys(capacity), ...Object.keys(free)]))
+    out[k] = (capacity[k] ?? 0) - (free[k] ?? 0);
+  return out;
 }

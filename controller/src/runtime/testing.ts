@@ -2,12 +2,21 @@
 import { pino } from 'pino';
 import { metricsTopic, type TaskId } from '../../../shared/src/topics';
 import type { MetricsRecord } from '../../../shared/src/schemas';
-import type { ExecutionResult, Plan, PlanAction } from '../planning/types';
+import type { ExecuteOptions, ExecutionResult, Plan, PlanAction } from '../planning/types';
 import { planChanges } from '../planning/plan';
 import type { Decision, PolicyInput, ServerSnapshot } from '../scheduling/types';
-import type { Backend, BackendEvents, RuntimeDocument, StateStore, StoredRecord } from './backend';
+import type {
+  Backend,
+  BackendEvents,
+  JobEnd,
+  Observation,
+  ObservedJob,
+  RuntimeDocument,
+  StateStore,
+  StoredRecord,
+} from './backend';
 import { scaledClock } from './clock';
-import { Controller, type Publisher } from './controller';
+import { Controller, type ControllerOptions, type Publisher } from './controller';
 import type { Core, CurrentJob } from './core';
 import { jobSpecSchema, type JobSpec } from './job-spec';
 
@@ -33,18 +42,35 @@ export class MemoryPublisher implements Publisher {
   }
 }
 
-/** Applies every action at once, except those on jobs listed in `failFor`. */
+/**
+ * Applies every action at once, except those on jobs listed in `failFor` (or, for `hang`, never
+ * answers until released); observes exactly what it runs.
+ */
 export class FakeBackend implements Backend {
   readonly plans: PlanAction[][] = [];
   readonly running = new Map<string, CurrentJob>();
   readonly failFor = new Set<string>();
+  /** Jobs whose actions never return (until `release()`), like a rollout stuck on a pod. */
+  readonly hang = new Set<string>();
+  /** How a job's program ended on its own (observed as `exited`). */
+  readonly exits = new Map<string, JobEnd>();
+  /** Jobs recorded as finished (observed as `finished`). */
+  readonly finished = new Map<string, JobEnd>();
+  private readonly hung: (() => void)[] = [];
   events: BackendEvents | null = null;
   /** Every admit, in order: the job id and whether it was a fresh submission. */
   readonly admits: { id: string; fresh: boolean }[] = [];
   readonly executor = {
-    execute: async (plan: Plan): Promise<ExecutionResult> => {
+    execute: async (plan: Plan, o?: ExecuteOptions): Promise<ExecutionResult> => {
       // Only plans that do something: a timer-driven round with nothing to do must not shift `at(-1)`.
       if (plan.actions.length > 0) this.plans.push([...plan.actions]);
+      if (plan.actions.some((a) => this.hang.has(a.jobId))) {
+        await new Promise<void>((resolve) => {
+          this.hung.push(resolve);
+          o?.signal?.addEventListener('abort', () => resolve());
+        });
+        return { applied: [], failed: plan.actions.map((action) => ({ action, error: 'hung' })) };
+      }
       const failed = plan.actions
         .filter((a) => this.failFor.has(a.jobId))
         .map((action) => ({ action, error: 'nope' }));
@@ -53,18 +79,40 @@ export class FakeBackend implements Backend {
         if (a.kind === 'start' || a.kind === 'resize')
           this.running.set(a.jobId, { shape: a.shape, placement: a.placement });
         if (a.kind === 'suspend') this.running.delete(a.jobId);
+        if (a.kind === 'finish') {
+          this.running.delete(a.jobId);
+          this.finished.set(a.jobId, { outcome: a.outcome, reason: a.reason, message: a.message });
+        }
       }
       return { applied, failed };
     },
   };
-  async servers(): Promise<ServerSnapshot[]> {
-    return [{ name: 'node-a', capacity: { cpu: 16 }, reserved: {} }];
+  servers: ServerSnapshot[] = [{ name: 'node-a', capacity: { cpu: 16 }, reserved: {} }];
+  /** Jobs the backend knows (admitted, not removed). */
+  readonly known = new Set<string>();
+  async observe(): Promise<Observation> {
+    const jobs = new Map<string, ObservedJob>();
+    for (const id of this.known) {
+      const cur = this.running.get(id);
+      jobs.set(id, {
+        tasks: (cur?.placement ?? []).map((p) => ({ ...p, state: 'running' as const })),
+        exited: this.exits.get(id) ?? null,
+        finished: this.finished.get(id) ?? null,
+      });
+    }
+    return { servers: this.servers, jobs };
+  }
+  /** Lets every hung action return (as failed). */
+  release(): void {
+    for (const r of this.hung.splice(0)) r();
   }
   async admit(spec: JobSpec, o?: { readonly fresh: boolean }): Promise<void> {
     this.admits.push({ id: `${spec.namespace}/${spec.name}`, fresh: o?.fresh ?? false });
+    this.known.add(`${spec.namespace}/${spec.name}`);
   }
   async remove(id: string): Promise<void> {
     this.running.delete(id);
+    this.known.delete(id);
   }
   attach(events: BackendEvents): void {
     this.events = events;
@@ -96,18 +144,20 @@ export function fakeCore(): Core & { inputs: PolicyInput[] } {
         };
       },
     },
-    estimateConvergence: (points) =>
-      points.length < 3
-        ? { status: 'insufficient-data', reason: 'few points' }
-        : {
-            status: 'ok',
-            predictedTotalSteps: 1000,
-            lower: 800,
-            upper: 1200,
-            remainingSteps: 900,
-            beta: [1, 1, 0],
-            converged: false,
-          },
+    // 900 steps to go from the last point, whatever it is.
+    estimateConvergence: (points) => {
+      if (points.length < 3) return { status: 'insufficient-data', reason: 'few points' };
+      const last = points.at(-1)?.step ?? 0;
+      return {
+        status: 'ok',
+        predictedTotalSteps: last + 900,
+        lower: last + 700,
+        upper: last + 1100,
+        remainingSteps: 900,
+        beta: [1, 1, 0],
+        converged: false,
+      };
+    },
     fitSpeed: (samples) => {
       const mean = samples.reduce((a, s) => a + s.stepsPerSec, 0) / samples.length;
       return {
@@ -124,7 +174,13 @@ export function fakeCore(): Core & { inputs: PolicyInput[] } {
 }
 
 export function buildController(
-  o: { store?: MemoryStore; backend?: FakeBackend; core?: Core; now?: () => number } = {},
+  o: {
+    store?: MemoryStore;
+    backend?: FakeBackend;
+    core?: Core;
+    now?: () => number;
+    options?: Partial<ControllerOptions>;
+  } = {},
 ) {
   const store = o.store ?? new MemoryStore();
   const backend = o.backend ?? new FakeBackend();
@@ -140,7 +196,8 @@ export function buildController(
     id: 'test',
     schedulingIntervalSec: 3600,
     restartCostSec: 10,
-    preRunRecordsPerWorker: 2,
+    preRun: { budget: 4, maxPs: 2, maxWorkers: 3, recordsPerWorker: 2 },
+    ...o.options,
   });
   return { controller, store, backend, publisher, core };
 }

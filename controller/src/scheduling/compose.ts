@@ -11,8 +11,8 @@
  *   6. stragglers — kept jobs get slow workers replaced.
  * Pure and deterministic: the same input gives the same decision.
  */
-import type { Allocator, Placer, PlacementJob } from './core/parts';
-import { prepare, type PreparedInput } from './core/prepare';
+import type { Allocation, Allocator, Placer, PlacementJob } from './core/parts';
+import { prepare, type PreparedInput, type PreparedJob } from './core/prepare';
 import { replaceStragglers } from './core/replace-stragglers';
 import { keepCurrentPlacements } from './core/sticky';
 import type { StragglerOptions } from './stragglers';
@@ -29,6 +29,10 @@ export interface ComposeOptions {
   readonly passes?: number;
   /** A running job that shrinks keeps its remaining tasks where they are (`core/sticky.ts`). */
   readonly keepShrunk?: boolean;
+  /** See {@link Policy.needsSpeedModel} (default true). */
+  readonly needsSpeedModel?: boolean;
+  /** See `Policy.parameterAssignment`. */
+  readonly parameterAssignment?: 'paa' | 'mxnet-default';
 }
 
 interface RoundResult {
@@ -45,6 +49,8 @@ export function composePolicy(options: ComposeOptions): Policy {
   return {
     name: options.name,
     description: options.description,
+    ...(options.needsSpeedModel === false ? { needsSpeedModel: false } : {}),
+    ...(options.parameterAssignment ? { parameterAssignment: options.parameterAssignment } : {}),
     decide(input: PolicyInput): Decision {
       const prepared = prepare(input);
       const round = schedule(prepared, options, passes);
@@ -58,11 +64,7 @@ function schedule(prepared: PreparedInput, options: ComposeOptions, passes: numb
   for (let pass = 1; ; pass++) {
     const jobs = prepared.jobs.filter((j) => !waiting.has(j.id));
     const allocation = options.allocator.allocate({ input: prepared, jobs });
-    const toPlace: PlacementJob[] = [];
-    for (const job of jobs) {
-      const shape = allocation.shapes.get(job.id);
-      if (shape) toPlace.push({ job, shape });
-    }
+    const toPlace = inOrder(jobs, allocation);
     const free = prepared.servers.map((s) => Float64Array.from(s.allocatable));
     const placements = keepCurrentPlacements(prepared, toPlace, free, {
       shrinks: options.keepShrunk ?? false,
@@ -83,6 +85,20 @@ function schedule(prepared: PreparedInput, options: ComposeOptions, passes: numb
     }
     for (const [id, reason] of result.unplaced) waiting.set(id, reason);
   }
+}
+
+/** The jobs that got a shape, in the allocator's order when it gives one (else id order). */
+function inOrder(jobs: readonly PreparedJob[], allocation: Allocation): PlacementJob[] {
+  const toPlace: PlacementJob[] = [];
+  for (const job of jobs) {
+    const shape = allocation.shapes.get(job.id);
+    if (shape) toPlace.push({ job, shape });
+  }
+  if (!allocation.order) return toPlace;
+  const rank = new Map(allocation.order.map((id, i) => [id, i]));
+  const last = allocation.order.length;
+  // Stable: jobs the order leaves out keep id order after the others.
+  return toPlace.sort((a, b) => (rank.get(a.job.id) ?? last) - (rank.get(b.job.id) ?? last));
 }
 
 function decisions(

@@ -195,6 +195,13 @@ describe('stragglers in the decision (paper §5.2)', () => {
     expect(a.replaceWorkers).toEqual([3]);
   });
 
+  it('a worker whose sidecar was lost is replaced, even with ordinary step times', () => {
+    const input = at('async', { 0: 1, 1: 1.05, 2: 0.95, 3: 1 });
+    const lost = { ...input, jobs: input.jobs.map((j) => ({ ...j, lostWorkers: [1] })) };
+    expect(running(decideBy('optimus', input), 'a').replaceWorkers).toEqual([]);
+    expect(running(decideBy('optimus', lost), 'a').replaceWorkers).toEqual([1]);
+  });
+
   it('a job being resized gets no replacement: all its tasks restart anyway', () => {
     const input = at('async', { 0: 1, 1: 1.1, 2: 3, 3: 0.9 }, { ps: 2, workers: 4 });
     expect(running(decideBy('optimus', input), 'a').replaceWorkers).toEqual([]);

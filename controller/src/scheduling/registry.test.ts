@@ -5,11 +5,17 @@ describe('policy registry', () => {
   it('lists the policies and ablations by name', () => {
     expect(policyNames()).toEqual([
       'drf',
+      'drf-gang',
       'fifo',
+      'fifo-fill',
       'optimus',
       'optimus-allocation-only',
+      'optimus-paper',
+      'optimus-paper-allocator',
+      'optimus-paper-placer',
       'optimus-placement-only',
       'srtf',
+      'srtf-fill',
       'tetris',
     ]);
   });
@@ -23,7 +29,7 @@ describe('policy registry', () => {
 
   it('an unknown name fails with the list of known names', () => {
     expect(() => getPolicy('gandiva')).toThrow(
-      'unknown policy "gandiva"; known policies: drf, fifo, optimus, optimus-allocation-only, optimus-placement-only, srtf, tetris',
+      `unknown policy "gandiva"; known policies: ${policyNames().join(', ')}`,
     );
     expect(() => getPolicy('toString')).toThrow(/unknown policy/);
   });

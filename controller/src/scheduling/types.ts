@@ -56,6 +56,11 @@ export interface JobSnapshot {
   readonly speed: SpeedModel;
   /** Latest observed step time per worker index (seconds), for straggler detection. */
   readonly workerStepTimes?: Readonly<Record<number, number>>;
+  /**
+   * Workers that still run but whose telemetry is gone (their sidecar's Last Will said `lost`):
+   * replaced like stragglers, since nothing says they make progress.
+   */
+  readonly lostWorkers?: readonly number[];
   /** Optional weight on the job's gain (paper: 0.95 for new jobs; default 1). */
   readonly priority?: number;
 }
@@ -87,5 +92,17 @@ export interface Decision {
 export interface Policy {
   readonly name: string;
   readonly description: string;
+  /**
+   * False for a policy that never reads a job's speed model beyond the speed observed at the shape
+   * it runs (DRF, FIFO, SRTF at a fixed shape): the runtime then skips the pre-run, which exists
+   * only to seed that model. Default true.
+   */
+  readonly needsSpeedModel?: boolean;
+  /**
+   * How this policy's jobs assign parameter blocks to their PS (paper §5.3): 'paa' (Optimus)
+   * or MXNet's default (omitted). A backend that models PS load (`sim/parameter-blocks.ts`)
+   * reads it; the decision itself does not depend on it.
+   */
+  readonly parameterAssignment?: 'paa' | 'mxnet-default';
   decide(input: PolicyInput): Decision;
 }

@@ -65,7 +65,103 @@ describe('optimus trace export / simulate', () => {
     expect(doc.ratios.drf!.jct).toBeCloseTo(doc.policies.drf!.avgJct! / doc.policies.optimus!.avgJct!, 2);
   });
 
+  it('imports a DL2 dump and replays it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'optimus-dl2-'));
+    const dump = join(dir, 'dump.json');
+    const job = (id: number, model: string, slot: number, gpu: number) => ({
+      id,
+      arrivalSlot: slot,
+      model,
+      numEpochs: 60,
+      epochSize: 115,
+      psDemand: [2, 0],
+      workerDemand: [2, gpu],
+    });
+    writeFileSync(
+      dump,
+      JSON.stringify({
+        format: 'dl2-jobs',
+        version: 1,
+        config: 'test',
+        seed: 1,
+        slotSec: 1200,
+        nodes: 4,
+        slotsPerNode: 8,
+        slotsPerGpu: 4,
+        maxTasks: 16,
+        jobs: [job(1, 'resnet-50', 0, 4), job(2, 'dssm', 1, 0)],
+      }),
+    );
+    const trace = parseTrace(JSON.parse(await cli(['trace', 'import', '--from', 'dl2', dump])));
+    expect(trace.jobs.map((j) => [j.id, j.arrival])).toEqual([
+      ['dl2/job-0001', 0],
+      ['dl2/job-0002', 1200],
+    ]);
+    const file = join(dir, 'trace.json');
+    writeFileSync(file, JSON.stringify(trace));
+    const doc = JSON.parse(
+      await cli([
+        'simulate',
+        '--workload',
+        file,
+        '--interval',
+        '1200',
+        '--oracle',
+        '--policies',
+        'optimus,drf',
+        '--json',
+      ]),
+    ) as { policies: Record<string, { avgJct: number }> };
+    expect(doc.policies.optimus!.avgJct).toBeGreaterThan(0);
+  });
+
+  it('passes --policy-option to the policies and reports the makespan bound', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'optimus-sim-')), 'trace.json');
+    writeFileSync(
+      file,
+      await cli(['trace', 'export', '--workload', 'poisson', '--seed', '2', '--jobs', '5']),
+    );
+    const run = async (extra: string[]) =>
+      JSON.parse(
+        await cli([
+          'simulate',
+          '--workload',
+          file,
+          '--policies',
+          'optimus,optimus-paper',
+          '--json',
+          ...extra,
+        ]),
+      ) as {
+        policyOptions: string[];
+        makespanBound: number;
+        policies: Record<string, { makespan: number; avgJct: number }>;
+        failed: Record<string, string>;
+      };
+    const plain = await run([]);
+    const paperLike = await run([
+      '--policy-option',
+      'gain=seconds',
+      '--policy-option',
+      'lookAhead=false',
+      '--policy-option',
+      'resizeCost=false',
+    ]);
+    expect(paperLike.policyOptions).toEqual(['gain=seconds', 'lookAhead=false', 'resizeCost=false']);
+    expect(plain.failed).toEqual({});
+    for (const doc of [plain, paperLike]) {
+      expect(doc.makespanBound).toBeGreaterThan(0);
+      for (const f of Object.values(doc.policies))
+        expect(f.makespan).toBeGreaterThanOrEqual(doc.makespanBound);
+    }
+    // The options reach the policies: optimus built with the paper's allocator options behaves differently.
+    expect(paperLike.policies.optimus).not.toEqual(plain.policies.optimus);
+  });
+
   it.each([
+    [['simulate', '--policy-option', 'magic=1', '--json'], 'unknown policy option "magic"'],
+    [['trace', 'import', '--from', 'sparrow', 'x.json'], '--from'],
+    [['trace', 'import', '--from', 'dl2', '/nonexistent.json'], 'cannot read'],
     [['simulate', '--workload', 'nope', '--json'], '--workload'],
     [['simulate', '--policies', 'optimus,magic', '--json'], '--policies'],
     [['trace', 'export', '--workload', 'nope'], '--workload'],

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { getPolicy } from '../scheduling/registry';
 import { simulate } from './engine';
 import { loadMeasured } from './load';
-import { prerunShapeChooser, productionModels } from './models';
+import { productionModels } from './models';
 import { parseTrace, serializeTrace, type Trace } from './trace';
 import { buildWorkload, WORKLOAD_NAMES } from './workloads';
 
@@ -17,7 +17,6 @@ const run = async (trace: Trace, seed: number, policy = 'optimus') =>
     estimation: { kind: 'online' },
     models: productionModels,
     seed,
-    prerunShapes: prerunShapeChooser(),
   });
 
 describe('determinism', () => {

@@ -1,18 +1,24 @@
 /**
- * The event-driven simulator (ADR 0002): between two events every running job's speed is constant, so
- * progress and finish times are computed exactly. Events: arrivals, finishes, scheduling ticks. Each round
- * is the production loop — report → snapshot → policy.decide → planChanges → executor.execute.
+ * The trace-driven simulator (ADR 0002, ADR 0009): the shipped runtime — the same ingest, refit,
+ * pre-run, round and policy as local mode and Kubernetes — on a simulated backend and virtual time.
+ * This driver only moves time from event to event (an arrival, a log line or exit of an emulated
+ * program, a timer the runtime set) and submits each trace job when it arrives; between two events
+ * every program's speed is constant, so progress is exact.
  */
-import { planChanges, type CurrentJob } from '../planning/plan';
-import type { JobShape, JobSnapshot, Policy, PolicyInput } from '../scheduling/types';
-import { createEstimator, type EstimationModels, type Estimation } from './estimator';
-import { resolveWork } from './loss-curve';
+import { pino } from 'pino';
+import type { RuntimeDocument, StateStore } from '../runtime/backend';
+import { Controller, type Publisher } from '../runtime/controller';
+import { coreOf } from '../runtime/default-core';
+import { parseJobSpec, type JobSpec } from '../runtime/job-spec';
+import type { Policy } from '../scheduling/types';
+import { oracleModels, type EstimationModels, type Estimation } from './estimator';
 import type { MeasuredModel } from './measured-table';
+import { resolveWork } from './loss-curve';
 import { figuresOf, type JobOutcome, type RunFigures, type TimelinePoint } from './metrics';
-import { SimCluster } from './sim-executor';
-import { advance, finishTime, prerun, report, type SimJob } from './sim-job';
-import { resolveSpeed } from './speed-truth';
+import { SimBackend, traceJobName } from './sim-backend';
+import type { SimCluster } from './sim-executor';
 import type { Trace, TraceJob } from './trace';
+import { VirtualTime } from './virtual-time';
 
 export interface SimulationOptions {
   readonly trace: Trace;
@@ -26,16 +32,13 @@ export interface SimulationOptions {
   readonly intervalSec?: number;
   /** Seconds a checkpoint → restart costs (default 30). */
   readonly restartPauseSec?: number;
-  /** Shapes of the pre-run of a new job (online estimation only). */
-  readonly prerunShapes?: (job: TraceJob) => readonly JobShape[];
-  /** Prior for jobs without loss data yet, in epochs (default 20). */
+  /** The runtime's pre-run settings (online estimation; defaults: the runtime's). */
+  readonly preRun?: { budget?: number; maxPs?: number; maxWorkers?: number; recordsPerWorker?: number };
+  /** Prior for jobs without a convergence fit yet, in epochs (default 20). */
   readonly priorEpochs?: number;
   /** Called after each round with the fraction of jobs finished. */
   readonly onProgress?: (fraction: number) => void;
-  /**
-   * Arrivals and finishes trigger a round at most this often (default 0: immediately). Large workloads
-   * use a gap so that a burst of events costs one policy call, as a real controller batches its queue.
-   */
+  /** Full rounds asked for by arrivals and completions run at most this often (default 0). */
   readonly minRoundGapSec?: number;
   /** Record the estimates of this job id each round (for plots). */
   readonly watchJob?: string;
@@ -51,232 +54,225 @@ export interface WatchedEstimate {
 export interface SimulationResult extends RunFigures {
   readonly jobs: readonly JobOutcome[];
   readonly timeline: readonly TimelinePoint[];
+  /** Full (policy) rounds the runtime ran. */
   readonly rounds: number;
   readonly watched: readonly WatchedEstimate[];
+  /** Plan actions the simulated cluster refused (a policy asking for what does not fit). */
+  readonly failedActions: number;
 }
 
 const DEFAULT_INTERVAL = 600;
 const DEFAULT_PAUSE = 30;
-/** Rounds in a row with work left, no arrival to come and nothing running: the policy is stuck. */
+/** Full rounds in a row with work left, no arrival to come and nothing running: the policy is stuck. */
 const MAX_IDLE_ROUNDS = 20;
-/** Seconds between two reports of one job's sidecar data to the estimators. */
-const REPORT_EVERY_SEC = 60;
 
-function makeJob(t: TraceJob, o: SimulationOptions): SimJob {
-  const truth = resolveWork(t.work, t.stepsPerEpoch);
-  const speed = resolveSpeed(t, o.measured);
-  const estimator = createEstimator({
-    job: {
-      id: t.id,
-      mode: t.mode,
-      globalBatch: t.globalBatch,
-      rule: {
-        stepsPerEpoch: t.stepsPerEpoch,
-        threshold: truth.convergence.threshold,
-        patience: truth.convergence.patience,
-      },
-      trueTotalSteps: truth.totalSteps,
-      trueSpeed: speed.speed,
-      priorEpochs: o.priorEpochs ?? 20,
-    },
-    estimation: o.estimation,
-    models: o.models,
-    seed: o.seed,
+/** The runtime's job spec of a trace job (its rule and prior; the hidden truth stays in the trainer). */
+export function traceJobSpec(
+  t: TraceJob,
+  rule: { threshold: number; patience: number },
+  priorEpochs: number,
+): JobSpec {
+  const parsed = parseJobSpec({
+    ...traceJobName(t.id),
+    mode: t.mode,
+    batchSize: Math.max(1, Math.round(t.globalBatch)),
+    stepsPerEpoch: t.stepsPerEpoch,
+    convergence: rule,
+    // The runtime's prior is half the user's epoch bound (see runtime/refit.ts remainingWork).
+    maxEpochs: Math.max(1, Math.round(priorEpochs * 2)),
+    psDemand: t.psDemand,
+    workerDemand: t.workerDemand,
+    minPs: t.minPs,
+    maxPs: t.maxPs,
+    minWorkers: t.minWorkers,
+    maxWorkers: t.maxWorkers,
   });
-  const job: SimJob = {
-    trace: t,
-    truth,
-    speed,
-    estimator,
-    done: 0,
-    reportedStep: 0,
-    segment: { steps: 0, seconds: 0 },
-    reports: 0,
-    lastReport: -Infinity,
-    finish: null,
-  };
-  if (o.estimation.kind === 'online' && o.prerunShapes) prerun(job, o.prerunShapes(t), o.seed);
-  return job;
+  if (!parsed.ok) throw new Error(`trace job ${t.id} is not a valid job: ${parsed.error}`);
+  return parsed.spec;
 }
+
+const nullStore: StateStore = {
+  load: async () => ({ doc: null, records: [] }),
+  appendRecord: () => {},
+  saveDocument: async (_doc: RuntimeDocument) => {},
+  close: async () => {},
+};
+const nullPublisher: Publisher = { publish: async () => {}, discards: true };
 
 /** Runs one simulation to the last job's completion. */
 export async function simulate(o: SimulationOptions): Promise<SimulationResult> {
   const interval = o.intervalSec ?? DEFAULT_INTERVAL;
   const pause = o.restartPauseSec ?? DEFAULT_PAUSE;
-  const cluster = new SimCluster(o.trace.cluster.servers, pause);
-  const pending = [...o.trace.jobs].sort((a, b) => a.arrival - b.arrival || a.id.localeCompare(b.id));
-  const active = new Map<string, SimJob>();
-  const outcomes: JobOutcome[] = [];
+  const time = new VirtualTime();
+  let controller: Controller | null = null;
+  const backend = new SimBackend({
+    trace: o.trace,
+    measured: o.measured,
+    seed: o.seed,
+    restartPauseSec: pause,
+    now: () => time.seconds,
+    wallMs: () => time.clock.wallMs(),
+    sink: (task, record) => controller?.ingestRecord(task, record),
+    ...(o.policy.parameterAssignment ? { assignment: o.policy.parameterAssignment } : {}),
+  });
+  const oracle = o.estimation.kind === 'oracle';
+  const core = coreOf(o.policy, {
+    estimateConvergence: (p, r) => o.models.estimateConvergence(p, r),
+    fitSpeed: (s, opts) => o.models.fitSpeed(s, opts),
+    ...(o.estimation.kind === 'oracle'
+      ? { models: oracleModels(backend.trainers, o.estimation.error, o.seed) }
+      : {}),
+  });
+  const ctl = new Controller({
+    core,
+    backend,
+    store: nullStore,
+    publisher: nullPublisher,
+    clock: () => time.clock,
+    timers: time.timers,
+    log: pino({ level: 'silent' }),
+    id: 'simulator',
+    schedulingIntervalSec: interval,
+    restartCostSec: pause,
+    // The oracle knows every model: no pre-run is needed (and none is paid for).
+    preRun: { ...o.preRun, ...(oracle ? { budget: 0 } : {}) },
+    rolloutConcurrency: Number.MAX_SAFE_INTEGER,
+    minRoundGapSec: o.minRoundGapSec ?? 0,
+  });
+  controller = ctl;
+  await ctl.start();
+  return drive({ o, time, backend, ctl });
+}
+
+interface DriveContext {
+  readonly o: SimulationOptions;
+  readonly time: VirtualTime;
+  readonly backend: SimBackend;
+  readonly ctl: Controller;
+}
+
+async function drive(c: DriveContext): Promise<SimulationResult> {
+  const { o, time, backend, ctl } = c;
+  const priorEpochs = o.priorEpochs ?? 20;
+  const arrivals = [...o.trace.jobs].sort((a, b) => a.arrival - b.arrival || a.id.localeCompare(b.id));
   const timeline: TimelinePoint[] = [];
   const watched: WatchedEstimate[] = [];
-  const total = pending.length;
-  let next = 0;
-  let now = 0;
-  let nextTick = 0;
-  let rounds = 0;
-  let idleRounds = 0;
-  let lastRound = -Infinity;
-  let eventRoundAt = Infinity;
-  const gap = o.minRoundGapSec ?? 0;
   const capacity = totalCapacity(o.trace);
-
-  while (next < pending.length || active.size > 0) {
-    const t = nextEventTime({
-      cluster,
-      active,
-      now,
-      arrival: pending[next]?.arrival ?? Infinity,
-      round: Math.min(nextTick, eventRoundAt),
-    });
-    for (const job of active.values()) advance(job, state(cluster, job), now, t);
-    now = t;
-    cluster.now = now;
-    let changed = false;
-    while ((pending[next]?.arrival ?? Infinity) <= now) {
-      admit(pending[next++] as TraceJob, o, cluster, active);
-      changed = true;
+  let allocationChanged = true;
+  backend.cluster.onApplied = () => (allocationChanged = true);
+  let next = 0;
+  let idleSince: number | null = null;
+  let lastDecisions = -1;
+  for (;;) {
+    await ctl.settled();
+    if (allocationChanged) {
+      timeline.push(usagePoint(backend.cluster, capacity, time.seconds));
+      allocationChanged = false;
     }
-    if (retireFinished(cluster, active, now, outcomes)) changed = true;
-    if (changed) eventRoundAt = Math.min(eventRoundAt, Math.max(now, lastRound + gap));
-    const tick = now >= nextTick;
-    if (tick) nextTick = (Math.floor(now / interval) + 1) * interval;
-    if ((tick || now >= eventRoundAt) && active.size > 0) {
-      await round({ o, cluster, active, now, pause });
-      rounds++;
-      lastRound = now;
-      eventRoundAt = Infinity;
-      if (o.watchJob) watch(o.watchJob, active, now, watched);
-      o.onProgress?.(outcomes.length / total);
+    if (ctl.decisionCount !== lastDecisions) {
+      lastDecisions = ctl.decisionCount;
+      if (o.watchJob) watch(ctl, backend, o.watchJob, time.seconds, watched);
+      o.onProgress?.(finishedFraction(ctl, arrivals.length));
     }
-    const usage = snapshotUsage(cluster, capacity, now);
-    timeline.push(usage);
-    idleRounds = usage.runningJobs === 0 && next >= pending.length ? idleRounds + 1 : 0;
-    if (idleRounds > MAX_IDLE_ROUNDS) {
-      throw new Error(
-        `simulation stalled at t=${now}: ${o.policy.name} runs none of the ${active.size} job(s) left`,
-      );
+    if (next >= arrivals.length && backend.cluster.running.size === 0 && ctl.allDone()) break;
+    idleSince = checkStall(ctl, backend, next < arrivals.length, idleSince, o.policy.name, time.seconds);
+    const t = Math.min(
+      arrivals[next]?.arrival ?? Infinity,
+      time.nextTimerAt(),
+      backend.nextEventAt(time.seconds),
+    );
+    if (!Number.isFinite(t))
+      throw new Error(`simulation stalled at t=${time.seconds}: nothing left to happen`);
+    const from = time.seconds;
+    time.moveTo(t);
+    backend.advance(from, time.seconds);
+    time.fireDue();
+    while ((arrivals[next]?.arrival ?? Infinity) <= time.seconds) {
+      const job = arrivals[next++]!;
+      const rule = ruleOf(job);
+      await ctl.submit(traceJobSpec(job, rule, priorEpochs));
     }
   }
   o.onProgress?.(1);
-  return { ...figuresOf(outcomes, timeline), jobs: outcomes, timeline, rounds, watched };
+  await ctl.stop();
+  return results(ctl, backend, timeline, watched);
 }
 
-/** The time of the next event: an arrival, a finish, or a due round (only while jobs are active). */
-function nextEventTime(c: {
-  cluster: SimCluster;
-  active: ReadonlyMap<string, SimJob>;
-  now: number;
-  arrival: number;
-  round: number;
-}): number {
-  let t = c.arrival;
-  for (const job of c.active.values()) t = Math.min(t, finishTime(job, state(c.cluster, job), c.now));
-  if (c.active.size > 0) t = Math.min(t, c.round);
-  if (!Number.isFinite(t))
-    throw new Error(`simulation stalled at t=${c.now}: ${c.active.size} job(s) can never run`);
-  return Math.max(c.now, t);
+/** The convergence rule the job's user set: the trace's, or the one its fixed work was mapped to. */
+function ruleOf(job: TraceJob): { threshold: number; patience: number } {
+  const { threshold, patience } = resolveWork(job.work, job.stepsPerEpoch).convergence;
+  return { threshold, patience };
 }
 
-function admit(spec: TraceJob, o: SimulationOptions, cluster: SimCluster, active: Map<string, SimJob>): void {
-  active.set(spec.id, makeJob(spec, o));
-  cluster.submit({ id: spec.id, psDemand: spec.psDemand, workerDemand: spec.workerDemand });
-}
-
-/** Removes the jobs that reached their total steps; true when any did. */
-function retireFinished(
-  cluster: SimCluster,
-  active: Map<string, SimJob>,
+function checkStall(
+  ctl: Controller,
+  backend: SimBackend,
+  arrivalsLeft: boolean,
+  idleSince: number | null,
+  policy: string,
   now: number,
-  out: JobOutcome[],
-): boolean {
-  let any = false;
-  for (const job of [...active.values()]) {
-    if (job.done < job.truth.totalSteps - 1e-6) continue;
-    const { id, type, mode, arrival } = job.trace;
-    out.push({
-      id,
-      type,
-      mode,
-      arrival,
-      finish: now,
-      jct: now - arrival,
-      restarts: state(cluster, job).restarts,
-    });
-    cluster.finish(id);
-    active.delete(id);
-    any = true;
-  }
-  return any;
-}
-
-function state(cluster: SimCluster, job: SimJob) {
-  const s = cluster.jobs.get(job.trace.id);
-  if (!s) throw new Error(`job ${job.trace.id} is not on the cluster`);
-  return s;
-}
-
-interface RoundContext {
-  readonly o: SimulationOptions;
-  readonly cluster: SimCluster;
-  readonly active: ReadonlyMap<string, SimJob>;
-  readonly now: number;
-  readonly pause: number;
-}
-
-/** One scheduling round: sidecar reports, snapshot, decision, plan, execution. */
-async function round(c: RoundContext): Promise<void> {
-  const jobs: JobSnapshot[] = [];
-  const current = new Map<string, CurrentJob | null>();
-  for (const job of c.active.values()) {
-    const st = state(c.cluster, job);
-    // Sidecar data is batched: a job reports at most once per REPORT_EVERY_SEC.
-    if (c.now - job.lastReport >= REPORT_EVERY_SEC) {
-      report(job, st, c.o.seed);
-      job.lastReport = c.now;
-    }
-    const t = job.trace;
-    const run = st.shape ? { shape: st.shape, placement: st.placement } : null;
-    current.set(t.id, run);
-    jobs.push({
-      id: t.id,
-      mode: t.mode,
-      psDemand: t.psDemand,
-      workerDemand: t.workerDemand,
-      minPs: t.minPs,
-      maxPs: t.maxPs,
-      minWorkers: t.minWorkers,
-      maxWorkers: t.maxWorkers,
-      arrivalTime: t.arrival,
-      current: run,
-      remaining: job.estimator.remaining(job.done),
-      speed: job.estimator.speed(),
-    });
-  }
-  const input: PolicyInput = {
-    now: c.now,
-    servers: c.cluster.servers.map((s) => ({ name: s.name, capacity: s.capacity, reserved: {} })),
-    jobs,
-    restartCostSec: c.pause,
-  };
-  const decision = c.o.policy.decide(input);
-  const result = await c.cluster.execute(planChanges(current, decision));
-  if (result.failed.length > 0) {
-    const f = result.failed[0];
+): number | null {
+  if (backend.cluster.running.size > 0 || arrivalsLeft || ctl.allDone()) return null;
+  const since = idleSince ?? ctl.decisionCount;
+  if (ctl.decisionCount - since > MAX_IDLE_ROUNDS) {
+    const waiting = ctl
+      .list()
+      .filter((j) => j['phase'] !== 'done' && j['phase'] !== 'failed')
+      .map((j) => `${String(j['id'])}: ${String(j['reason'] ?? j['phase'])}`);
     throw new Error(
-      `policy ${c.o.policy.name} produced an infeasible plan: ${f?.action.kind} ${f?.action.jobId}: ${f?.error}`,
+      `simulation stalled at t=${now}: ${policy} runs none of the ${waiting.length} job(s) left (${waiting.slice(0, 3).join('; ')})`,
     );
   }
+  return since;
 }
 
-function watch(id: string, active: ReadonlyMap<string, SimJob>, now: number, out: WatchedEstimate[]): void {
-  const job = active.get(id);
-  if (!job) return;
-  const e = job.estimator.lastEstimate();
+function finishedFraction(ctl: Controller, total: number): number {
+  const done = ctl.records().filter((r) => r.phase === 'done' || r.phase === 'failed').length;
+  return total > 0 ? done / total : 1;
+}
+
+function results(
+  ctl: Controller,
+  backend: SimBackend,
+  timeline: readonly TimelinePoint[],
+  watched: readonly WatchedEstimate[],
+): SimulationResult {
+  const byId = new Map(backend.trainers);
+  const jobs: JobOutcome[] = ctl.records().map((r) => {
+    const id = `${r.spec.namespace}/${r.spec.name}`;
+    const trace = byId.get(id)?.o.job;
+    const finish = r.finishedAt ?? NaN;
+    return {
+      id: trace?.id ?? id,
+      type: trace?.type ?? 'unknown',
+      mode: r.spec.mode,
+      arrival: r.submittedAt,
+      finish,
+      jct: finish - r.submittedAt,
+      restarts: backend.cluster.jobs.get(id)?.restarts ?? 0,
+    };
+  });
+  const failedActions = backend.cluster.failedActions;
+  return { ...figuresOf(jobs, timeline), jobs, timeline, rounds: ctl.decisionCount, watched, failedActions };
+}
+
+function watch(
+  ctl: Controller,
+  backend: SimBackend,
+  traceId: string,
+  now: number,
+  out: WatchedEstimate[],
+): void {
+  const name = traceJobName(traceId);
+  const id = `${name.namespace}/${name.name}`;
+  const trainer = backend.trainers.get(id);
+  if (!trainer) return;
+  const c = ctl.modelsOf(id)?.convergence;
   out.push({
     t: now,
-    done: job.done,
-    predictedTotalSteps: e?.status === 'ok' ? e.predictedTotalSteps : null,
-    beta: e?.status === 'ok' ? e.beta : null,
+    done: trainer.done,
+    predictedTotalSteps: c?.status === 'ok' ? c.predictedTotalSteps : null,
+    beta: c?.status === 'ok' ? c.beta : null,
   });
 }
 
@@ -289,7 +285,7 @@ function totalCapacity(trace: Trace): Record<string, number> {
   return cap;
 }
 
-function snapshotUsage(cluster: SimCluster, capacity: Record<string, number>, t: number): TimelinePoint {
+function usagePoint(cluster: SimCluster, capacity: Record<string, number>, t: number): TimelinePoint {
   const used: Record<string, number> = {};
   for (const s of cluster.servers)
     for (const [r, v] of Object.entries(cluster.usage(s.name))) used[r] = (used[r] ?? 0) + v;

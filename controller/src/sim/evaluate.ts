@@ -1,14 +1,16 @@
 /**
  * The paper's evaluation: every policy on the same workload and seeds, figures averaged over seeds,
- * ratios against Optimus (`simulate --json`), and the ablation of Fig. 15 (`simulate --ablation`).
+ * ratios against Optimus (`simulate --json`); the ablation is in `ablation.ts`.
  */
+import type { PolicyOptions } from '../scheduling/registry';
 import type { Policy } from '../scheduling/types';
 import { simulate, type SimulationOptions, type SimulationResult } from './engine';
 import type { Estimation, EstimationModels } from './estimator';
 import type { MeasuredModel } from './measured-table';
 import type { RunFigures } from './metrics';
-import type { JobShape } from '../scheduling/types';
-import type { Trace, TraceJob } from './trace';
+import { makespanBound } from './makespan-bound';
+import { defaultWorkers, runInWorkers, workersAvailable, type RunTask } from './run-pool';
+import type { Trace } from './trace';
 
 /** Where the workload of each seed comes from: a built-in generator or one fixed trace. */
 export type WorkloadSource = (seed: number) => Trace;
@@ -19,27 +21,46 @@ export interface EvaluationOptions {
   readonly seeds: number;
   readonly measured: ReadonlyMap<string, MeasuredModel>;
   readonly models: EstimationModels;
-  readonly getPolicy: (name: string) => Policy;
-  readonly prerunShapes: (job: TraceJob) => readonly JobShape[];
+  readonly getPolicy: (name: string, options?: PolicyOptions) => Policy;
   readonly intervalSec?: number;
   readonly restartPauseSec?: number;
   /** See SimulationOptions.minRoundGapSec; default: 0 up to 500 jobs, 60 s above. */
   readonly minRoundGapSec?: number;
   /** Progress in runs: (done, total), done fractional while a run is under way. */
   readonly onRun?: (done: number, total: number) => void;
+  /**
+   * Worker threads for the runs (default: one per core); 1 runs them in this thread. Workers
+   * rebuild the policies from `policyOptions` and the measured speeds from `measuredPath`.
+   */
+  readonly workers?: number;
+  readonly policyOptions?: PolicyOptions;
+  readonly measuredPath?: string;
+  /** Sample shapes of each new job's pre-run (default: the runtime's). */
+  readonly preRunBudget?: number;
 }
 
-/** A named configuration: a policy and an estimation. */
+/** A named configuration: a registered policy, its options and an estimation. */
 export interface Variant {
   readonly name: string;
   readonly policy: string;
+  readonly options?: PolicyOptions;
   readonly estimation: Estimation;
+  /** What the variant changes, for reports. */
+  readonly note?: string;
 }
 
 export interface VariantResult {
   readonly figures: RunFigures;
+  /** Per seed, in seed order (1..n). */
+  readonly perSeed: readonly RunFigures[];
   /** The run of the first seed, for plots. */
   readonly first: SimulationResult;
+}
+
+/** The makespan bound of each seed's workload (`makespan-bound.ts`), averaged like the figures. */
+export interface BoundSummary {
+  readonly makespanBound: number;
+  readonly lastArrival: number;
 }
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
@@ -60,42 +81,124 @@ export async function runVariants(
   variants: readonly Variant[],
   extra: Partial<SimulationOptions> = {},
 ): Promise<Map<string, VariantResult>> {
-  const total = variants.length * o.seeds;
-  let done = 0;
+  return (await runEvaluation(o, variants, extra)).results;
+}
+
+/** `runVariants` and the makespan bound of the same workloads. */
+export async function runEvaluation(
+  o: EvaluationOptions,
+  variants: readonly Variant[],
+  extra: Partial<SimulationOptions> = {},
+): Promise<{ results: Map<string, VariantResult>; bound: BoundSummary; failed: Map<string, string> }> {
+  const traces = Array.from({ length: o.seeds }, (_, i) => o.source(i + 1));
+  const bounds = traces.map((t) => {
+    const b = makespanBound(t, o.measured);
+    return { makespanBound: b.bound, lastArrival: b.lastArrival };
+  });
+  const tasks: RunTask[] = traces.flatMap((trace, i) =>
+    variants.map((v, j) => ({
+      id: i * variants.length + j,
+      trace,
+      seed: i + 1,
+      policy: v.policy,
+      options: { ...o.policyOptions, ...v.options },
+      estimation: v.estimation,
+      ...(o.intervalSec === undefined ? {} : { intervalSec: o.intervalSec }),
+      ...(o.restartPauseSec === undefined ? {} : { restartPauseSec: o.restartPauseSec }),
+      minRoundGapSec: o.minRoundGapSec ?? (trace.jobs.length > 500 ? 60 : 0),
+      ...(i === 0 && extra.watchJob !== undefined ? { watchJob: extra.watchJob } : {}),
+      ...(o.preRunBudget === undefined ? {} : { preRunBudget: o.preRunBudget }),
+    })),
+  );
+  const settled = await Promise.allSettled(runTasks(o, variants, tasks));
   const runs = new Map<string, SimulationResult[]>(variants.map((v) => [v.name, []]));
-  for (let seed = 1; seed <= o.seeds; seed++) {
-    const trace = o.source(seed);
-    for (const v of variants) {
-      const result = await simulate({
-        trace,
-        measured: o.measured,
-        policy: o.getPolicy(v.policy),
-        estimation: v.estimation,
-        models: o.models,
-        seed,
-        prerunShapes: o.prerunShapes,
-        ...(o.intervalSec === undefined ? {} : { intervalSec: o.intervalSec }),
-        ...(o.restartPauseSec === undefined ? {} : { restartPauseSec: o.restartPauseSec }),
-        minRoundGapSec: o.minRoundGapSec ?? (trace.jobs.length > 500 ? 60 : 0),
-        // Within a long run, the bar moves with the fraction of jobs finished.
-        onProgress: (f) => o.onRun?.(done + f, total),
-        ...(seed === 1 ? extra : {}),
-      });
-      runs.get(v.name)?.push(result);
-      o.onRun?.(++done, total);
-    }
+  const failed = new Map<string, string>();
+  for (const [k, r] of settled.entries()) {
+    const task = tasks[k]!;
+    const v = variants[task.id % variants.length]!;
+    // A policy that stalls (runs nothing while work is left) is a result, not a crash: the
+    // variant is reported as failed with the reason, the others still count.
+    if (r.status === 'rejected') {
+      if (!failed.has(v.name))
+        failed.set(
+          v.name,
+          `seed ${task.seed}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`,
+        );
+    } else runs.get(v.name)?.push(r.value);
   }
   const out = new Map<string, VariantResult>();
   for (const [name, rs] of runs) {
     const first = rs[0];
-    if (first) out.set(name, { figures: averageFigures(rs), first });
+    if (first && !failed.has(name)) out.set(name, { figures: averageFigures(rs), perSeed: rs, first });
   }
-  return out;
+  const bound = {
+    makespanBound: mean(bounds.map((b) => b.makespanBound)),
+    lastArrival: mean(bounds.map((b) => b.lastArrival)),
+  };
+  return { results: out, bound, failed };
 }
 
-const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
+/** The runs, on worker threads when there is more than one core to use, else one after another. */
+function runTasks(
+  o: EvaluationOptions,
+  variants: readonly Variant[],
+  tasks: readonly RunTask[],
+): Promise<SimulationResult>[] {
+  const progress = new Map<number, number>();
+  const report = (): void =>
+    o.onRun?.(
+      [...progress.values()].reduce((a, b) => a + b, 0),
+      tasks.length,
+    );
+  const workers = o.workers ?? defaultWorkers(tasks.length);
+  if (workers > 1 && workersAvailable())
+    return runInWorkers(tasks, {
+      workers,
+      ...(o.measuredPath === undefined ? {} : { measuredPath: o.measuredPath }),
+      onProgress: (id, f) => {
+        progress.set(id, f);
+        report();
+      },
+    }).map((p, id) =>
+      p.finally(() => {
+        progress.set(id, 1);
+        report();
+      }),
+    );
+  // In this thread: strictly one after another, so a promise per run made lazily.
+  let chain: Promise<unknown> = Promise.resolve();
+  return tasks.map((t) => {
+    const v = variants[t.id % variants.length]!;
+    const run = chain.then(() =>
+      simulate({
+        trace: t.trace,
+        measured: o.measured,
+        policy: o.getPolicy(v.policy, v.options),
+        estimation: t.estimation,
+        models: o.models,
+        seed: t.seed,
+        ...(t.intervalSec === undefined ? {} : { intervalSec: t.intervalSec }),
+        ...(t.restartPauseSec === undefined ? {} : { restartPauseSec: t.restartPauseSec }),
+        minRoundGapSec: t.minRoundGapSec,
+        ...(t.watchJob === undefined ? {} : { watchJob: t.watchJob }),
+        ...(t.preRunBudget === undefined ? {} : { preRun: { budget: t.preRunBudget } }),
+        onProgress: (f) => {
+          progress.set(t.id, f);
+          report();
+        },
+      }).finally(() => {
+        progress.set(t.id, 1);
+        report();
+      }),
+    );
+    chain = run.catch(() => undefined);
+    return run;
+  });
+}
 
-function roundFigures(f: RunFigures): RunFigures {
+export const round = (x: number, digits = 3): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export function roundFigures(f: RunFigures): RunFigures {
   return {
     avgJct: round(f.avgJct, 1),
     p95Jct: round(f.p95Jct, 1),
@@ -110,20 +213,47 @@ export interface ComparisonReport {
   readonly workload: string;
   readonly seeds: number;
   readonly estimation: 'online' | 'oracle';
+  /** `--policy-option` pairs every policy was built with (empty: defaults). */
+  readonly policyOptions: readonly string[];
   readonly policies: Record<string, RunFigures>;
   readonly ratios: Record<string, { jct: number; makespan: number }>;
+  /**
+   * Mean over seeds of the makespan no policy can beat (`makespan-bound.ts`) and of the last
+   * arrival; `makespanOverBound` = each policy's makespan ÷ that bound.
+   */
+  readonly makespanBound: number;
+  readonly lastArrival: number;
+  readonly makespanOverBound: Record<string, number>;
+  /** Policies whose run failed on some seed (e.g. stalled: nothing runs while work is left). */
+  readonly failed: Record<string, string>;
+  /** Per policy, on how many seeds its avg JCT was below Optimus's (a baseline that wins, wins). */
+  readonly seedsBetterThanOptimus: Record<string, number>;
 }
 
 /** Figures per policy and ratios = policy ÷ Optimus (null-free: Optimus is always run). */
 export function comparisonReport(
-  o: { workload: string; seeds: number; estimation: 'online' | 'oracle' },
+  o: {
+    workload: string;
+    seeds: number;
+    estimation: 'online' | 'oracle';
+    policyOptions?: readonly string[];
+    bound: BoundSummary;
+    failed?: ReadonlyMap<string, string>;
+  },
   results: ReadonlyMap<string, VariantResult>,
 ): ComparisonReport {
   const base = results.get('optimus')?.figures;
   const policies: Record<string, RunFigures> = {};
   const ratios: Record<string, { jct: number; makespan: number }> = {};
+  const makespanOverBound: Record<string, number> = {};
+  const seedsBetterThanOptimus: Record<string, number> = {};
+  const baseSeeds = results.get('optimus')?.perSeed ?? [];
   for (const [name, r] of results) {
+    seedsBetterThanOptimus[name] = r.perSeed.filter(
+      (f, i) => f.avgJct < (baseSeeds[i]?.avgJct ?? NaN),
+    ).length;
     policies[name] = roundFigures(r.figures);
+    makespanOverBound[name] = round(r.figures.makespan / o.bound.makespanBound);
     if (base) {
       ratios[name] = {
         jct: round(r.figures.avgJct / base.avgJct),
@@ -131,42 +261,17 @@ export function comparisonReport(
       };
     }
   }
-  return { workload: o.workload, seeds: o.seeds, estimation: o.estimation, policies, ratios };
-}
-
-/** The variants of the ablation (paper Fig. 15 and §6.3). */
-export const ABLATION_VARIANTS: readonly Variant[] = [
-  { name: 'optimus', policy: 'optimus', estimation: { kind: 'online' } },
-  { name: 'optimus-allocation-only', policy: 'optimus-allocation-only', estimation: { kind: 'online' } },
-  { name: 'optimus-placement-only', policy: 'optimus-placement-only', estimation: { kind: 'online' } },
-  { name: 'drf', policy: 'drf', estimation: { kind: 'online' } },
-  { name: 'optimus-oracle', policy: 'optimus', estimation: { kind: 'oracle', error: 0 } },
-  { name: 'optimus-error-10', policy: 'optimus', estimation: { kind: 'oracle', error: 0.1 } },
-  { name: 'optimus-error-20', policy: 'optimus', estimation: { kind: 'oracle', error: 0.2 } },
-  { name: 'optimus-error-30', policy: 'optimus', estimation: { kind: 'oracle', error: 0.3 } },
-];
-
-/** The `simulate --ablation --json` document. */
-export interface AblationReport {
-  readonly workload: string;
-  readonly seeds: number;
-  readonly variants: Record<string, RunFigures & { jctVsDrf: number; jctVsOracle: number }>;
-}
-
-/** jctVsDrf = DRF's JCT ÷ the variant's (paper: allocation alone 1.62, placement alone 1.17). */
-export function ablationReport(
-  o: { workload: string; seeds: number },
-  results: ReadonlyMap<string, VariantResult>,
-): AblationReport {
-  const drf = results.get('drf')?.figures.avgJct ?? NaN;
-  const oracle = results.get('optimus-oracle')?.figures.avgJct ?? NaN;
-  const variants: AblationReport['variants'] = {};
-  for (const [name, r] of results) {
-    variants[name] = {
-      ...roundFigures(r.figures),
-      jctVsDrf: round(drf / r.figures.avgJct),
-      jctVsOracle: round(r.figures.avgJct / oracle),
-    };
-  }
-  return { workload: o.workload, seeds: o.seeds, variants };
+  return {
+    workload: o.workload,
+    seeds: o.seeds,
+    estimation: o.estimation,
+    policyOptions: o.policyOptions ?? [],
+    policies,
+    ratios,
+    makespanBound: round(o.bound.makespanBound, 1),
+    lastArrival: round(o.bound.lastArrival, 1),
+    makespanOverBound,
+    failed: Object.fromEntries(o.failed ?? []),
+    seedsBetterThanOptimus,
+  };
 }

@@ -45,7 +45,11 @@ export function loadTrace(path: string): Trace {
   return parseTrace(value);
 }
 
-/** A workload source: built-in names give one workload per seed; a file gives the same trace for every seed. */
+/**
+ * A workload source: built-in names give one workload per seed; a file gives the same trace for
+ * every seed; a comma-separated list of files gives seed s the s-th file (cycling), so that the
+ * seeds of a run are different workloads (e.g. one imported trace per seed of the source).
+ */
 export function workloadSource(
   workload: string,
   measured: ReadonlyMap<string, MeasuredModel>,
@@ -53,6 +57,14 @@ export function workloadSource(
 ): (seed: number) => Trace {
   if (isWorkloadName(workload)) {
     return (seed) => buildWorkload(workload, { seed, measured, ...(jobs === undefined ? {} : { jobs }) });
+  }
+  const files = workload.split(',').filter((f) => f.length > 0);
+  if (files.length > 1) {
+    const traces = files.map((f) => {
+      if (!f.endsWith('.json')) throw new Error(`--workload: "${f}" in the list is not a trace .json file`);
+      return loadTrace(f);
+    });
+    return (seed) => traces[(((seed - 1) % traces.length) + traces.length) % traces.length] as Trace;
   }
   if (!workload.endsWith('.json')) {
     throw new Error(

@@ -2,9 +2,14 @@
  * The simulator's executor: the only writer to the simulated cluster. It carries a plan out on the
  * in-memory cluster state, charging the checkpoint → restart pause to a job whose shape or placement
  * changes (and to a suspended job when it resumes), and refusing actions that do not fit.
+ *
+ * The runtime hands each job's actions over separately; the calls made in one instant are carried
+ * out together (after the current microtask), frees first, so that a round feasible as a whole is
+ * never refused because of the order in which its jobs were dispatched — as a cluster's scheduler
+ * would start a pending pod once another job's resize freed its room.
  */
 import type { Resources } from '../../../shared/src/units';
-import type { ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
+import type { ExecuteOptions, ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
 import type { JobShape, TaskPlacement } from '../scheduling/types';
 
 /** What the cluster knows of a job: its per-task demands. */
@@ -19,6 +24,8 @@ export interface SimJobState {
   readonly spec: SimJobSpec;
   shape: JobShape | null;
   placement: TaskPlacement[];
+  /** Set by a `finish` action: the job is recorded as over. */
+  finished: { outcome: 'succeeded' | 'failed'; reason: string; message: string } | null;
   /** Checkpoint → restart cycles carried out (resizes, and resumes after a suspension). */
   restarts: number;
   /** The job makes no progress before this time (restart pause). */
@@ -37,6 +44,15 @@ export class SimCluster implements Executor {
   now = 0;
   readonly jobs = new Map<string, SimJobState>();
   private readonly used = new Map<string, Record<string, number>>();
+  private queued: { plan: Plan; resolve: (r: ExecutionResult) => void }[] = [];
+  /** Ids of the jobs that hold something now (kept with every change, for the driver's scans). */
+  readonly running = new Set<string>();
+  /** Ids of the jobs an action touched since the backend last looked (its observation cache). */
+  readonly touched = new Set<string>();
+  /** Actions refused so far (a policy that asked for what does not fit). */
+  failedActions = 0;
+  /** Called after a batch of actions changed what runs. */
+  onApplied: () => void = () => {};
 
   constructor(
     readonly servers: readonly SimServer[],
@@ -46,7 +62,16 @@ export class SimCluster implements Executor {
   }
 
   submit(spec: SimJobSpec): void {
-    this.jobs.set(spec.id, { spec, shape: null, placement: [], restarts: 0, pausedUntil: 0, hasRun: false });
+    this.touched.add(spec.id);
+    this.jobs.set(spec.id, {
+      spec,
+      shape: null,
+      placement: [],
+      finished: null,
+      restarts: 0,
+      pausedUntil: 0,
+      hasRun: false,
+    });
   }
 
   /** Removes a finished job and frees what it held. */
@@ -54,6 +79,8 @@ export class SimCluster implements Executor {
     const job = this.jobs.get(id);
     if (job) this.release(job);
     this.jobs.delete(id);
+    this.running.delete(id);
+    this.touched.add(id);
   }
 
   /** Resources in use on a server (by our jobs). */
@@ -61,7 +88,44 @@ export class SimCluster implements Executor {
     return this.used.get(server) ?? {};
   }
 
-  async execute(plan: Plan): Promise<ExecutionResult> {
+  /** Injected start faults per job (the runtime contract): its starts fail, or never answer. */
+  readonly faults = new Map<string, 'fail' | 'hang'>();
+
+  execute(plan: Plan, o?: ExecuteOptions): Promise<ExecutionResult> {
+    if (plan.actions.some((a) => this.faults.get(a.jobId) === 'hang' && startsTasks(a)))
+      return new Promise((resolve) => {
+        const fail = (): void =>
+          resolve({ applied: [], failed: plan.actions.map((action) => ({ action, error: 'aborted' })) });
+        if (o?.signal?.aborted) fail();
+        o?.signal?.addEventListener('abort', fail, { once: true });
+      });
+    return new Promise((resolve) => {
+      if (this.queued.length === 0) queueMicrotask(() => this.flush());
+      this.queued.push({ plan, resolve });
+    });
+  }
+
+  /** Carries out every plan queued in this instant as one, then answers each with its own part. */
+  private flush(): void {
+    const batch = this.queued;
+    this.queued = [];
+    const all = this.executeNow({ actions: batch.flatMap((b) => b.plan.actions) });
+    const applied = new Set(all.applied);
+    const failed = new Map(all.failed.map((f) => [f.action, f.error]));
+    this.failedActions += all.failed.length;
+    this.onApplied();
+    for (const { plan, resolve } of batch)
+      resolve({
+        applied: plan.actions.filter((a) => applied.has(a)),
+        failed: plan.actions.flatMap((a) => {
+          const error = failed.get(a);
+          return error === undefined ? [] : [{ action: a, error }];
+        }),
+      });
+  }
+
+  /** Carries out one plan at once (frees first, then takes in plan order). */
+  executeNow(plan: Plan): ExecutionResult {
     const applied: PlanAction[] = [];
     const failed: { action: PlanAction; error: string }[] = [];
     // Phase 1 frees everything that moves (suspends and resizes), so that a plan feasible as a whole is
@@ -69,7 +133,7 @@ export class SimCluster implements Executor {
     const frees = new Set<string>();
     for (const action of plan.actions) {
       const job = this.jobs.get(action.jobId);
-      if (job && (action.kind === 'suspend' || action.kind === 'resize')) {
+      if (job && (action.kind === 'suspend' || action.kind === 'resize' || action.kind === 'finish')) {
         this.release(job);
         frees.add(action.jobId);
       }
@@ -78,6 +142,10 @@ export class SimCluster implements Executor {
       const error = this.apply(action, frees.has(action.jobId));
       if (error === null) applied.push(action);
       else failed.push({ action, error });
+      const job = this.jobs.get(action.jobId);
+      if (job?.shape) this.running.add(action.jobId);
+      else this.running.delete(action.jobId);
+      this.touched.add(action.jobId);
     }
     return { applied, failed };
   }
@@ -85,10 +153,23 @@ export class SimCluster implements Executor {
   private apply(action: PlanAction, released: boolean): string | null {
     const job = this.jobs.get(action.jobId);
     if (!job) return `unknown job ${action.jobId}`;
+    if (this.faults.get(action.jobId) === 'fail' && startsTasks(action)) {
+      // Like a real failed start: what ran was stopped, and nothing new came up.
+      if (!released) this.release(job);
+      job.shape = null;
+      job.placement = [];
+      return `the tasks of ${action.jobId} did not start (injected fault)`;
+    }
+    if (job.finished && action.kind !== 'finish') return `job ${action.jobId} has finished`;
     switch (action.kind) {
       case 'suspend':
         job.shape = null;
         job.placement = [];
+        return null;
+      case 'finish':
+        job.shape = null;
+        job.placement = [];
+        job.finished = { outcome: action.outcome, reason: action.reason, message: action.message };
         return null;
       case 'start':
       case 'resize':
@@ -185,3 +266,6 @@ export class SimCluster implements Executor {
     }
   }
 }
+
+const startsTasks = (a: PlanAction): boolean =>
+  a.kind === 'start' || a.kind === 'resize' || a.kind === 'replace-worker';

@@ -86,6 +86,14 @@ export const traceJobSchema = z
     stepsPerEpoch: z.number().int().min(1),
     speed: speedTruthSchema,
     work: workSchema,
+    /**
+     * Optional: the model's parameter blocks (one per kvstore key, size in parameters) for the
+     * PS load-balance truth (`parameter-blocks.ts`); without them assignment has no effect.
+     */
+    parameterBlocks: z
+      .array(z.object({ name: z.string().min(1), size: z.number().int().min(1) }).strict())
+      .min(1)
+      .optional(),
   })
   .strict()
   .refine((j) => j.minPs <= j.maxPs && j.minWorkers <= j.maxWorkers, {
@@ -96,13 +104,30 @@ export type TraceJob = z.infer<typeof traceJobSchema>;
 export const traceServerSchema = z.object({ name: z.string().min(1), capacity: resources }).strict();
 export type TraceServer = z.infer<typeof traceServerSchema>;
 
+/** A server running slow for a while: workers on it straggle (`straggler-truth.ts`). */
+export const slowdownSchema = z
+  .object({
+    server: z.string().min(1),
+    from: nonNegative,
+    to: nonNegative.optional(),
+    factor: finite.min(1),
+  })
+  .strict()
+  .refine((s) => s.to === undefined || s.to > s.from, { message: 'to must be after from' });
+
 export const traceSchema = z
   .object({
     format: z.literal('optimus-trace'),
     version: z.literal(1),
     name: z.string().min(1),
     seed: z.number().int(),
-    cluster: z.object({ servers: z.array(traceServerSchema).min(1) }).strict(),
+    cluster: z
+      .object({
+        servers: z.array(traceServerSchema).min(1),
+        /** Optional: slow periods of servers (stragglers appear and disappear). */
+        slowdowns: z.array(slowdownSchema).optional(),
+      })
+      .strict(),
     jobs: z.array(traceJobSchema),
   })
   .strict()
@@ -111,6 +136,16 @@ export const traceSchema = z
     for (const j of t.jobs) {
       if (ids.has(j.id)) ctx.addIssue({ code: 'custom', message: `duplicate job id "${j.id}"` });
       ids.add(j.id);
+    }
+    const names = new Set(t.cluster.servers.map((s) => s.name));
+    for (const [i, s] of (t.cluster.slowdowns ?? []).entries()) {
+      if (!names.has(s.server)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['cluster', 'slowdowns', i, 'server'],
+          message: `unknown server "${s.server}"`,
+        });
+      }
     }
   });
 export type Trace = z.infer<typeof traceSchema>;

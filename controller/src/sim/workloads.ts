@@ -5,13 +5,22 @@
  */
 import { GiB } from '../../../shared/src/units';
 import type { TrainingMode } from '../models/speed/types';
+import { resnet50Blocks } from '../scheduling/paa/resnet50';
 import { convergenceEpoch } from './loss-curve';
 import type { MeasuredModel } from './measured-table';
 import { createRng, type Rng } from './rng';
 import { resolveSpeed } from './speed-truth';
 import type { LossCurve, Trace, TraceJob, TraceServer } from './trace';
 
-export const WORKLOAD_NAMES = ['paper', 'all-sync', 'all-async', 'poisson', 'bursty', 'large'] as const;
+export const WORKLOAD_NAMES = [
+  'paper',
+  'all-sync',
+  'all-async',
+  'poisson',
+  'bursty',
+  'large',
+  'stragglers',
+] as const;
 export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
 export const isWorkloadName = (s: string): s is WorkloadName =>
   (WORKLOAD_NAMES as readonly string[]).includes(s);
@@ -163,8 +172,39 @@ function arrivals(name: WorkloadName, n: number, rng: Rng, window: number): numb
   return Array.from({ length: n }, () => rng.uniform(0, window)).sort((a, b) => a - b);
 }
 
+/**
+ * The paper workload (the very same jobs and arrivals) on servers that run slow now and then —
+ * about two slow periods per server over the run, 10–40 minutes each, stretching the step time of
+ * every worker on them 1.5–4× — with ResNet-50's 157 parameter blocks on its jobs (the only model
+ * whose blocks the project derives), so straggler replacement and PAA have something to act on.
+ */
+function stragglerWorkload(o: WorkloadOptions): Trace {
+  const base = buildWorkload('paper', o);
+  const rng = createRng(o.seed).fork('workload:stragglers');
+  const horizon = 14_400;
+  const slowdowns = base.cluster.servers.flatMap((s) =>
+    Array.from({ length: rng.int(1, 3) }, () => {
+      const from = Math.round(rng.uniform(0, horizon));
+      return {
+        server: s.name,
+        from,
+        to: from + Math.round(rng.uniform(600, 2400)),
+        factor: rng.uniform(1.5, 4),
+      };
+    }),
+  );
+  const blocks = resnet50Blocks();
+  return {
+    ...base,
+    name: 'stragglers',
+    cluster: { ...base.cluster, slowdowns },
+    jobs: base.jobs.map((j) => (j.type === 'resnet-50' ? { ...j, parameterBlocks: blocks } : j)),
+  };
+}
+
 /** Builds a built-in workload as a trace (deterministic in the seed). */
 export function buildWorkload(name: WorkloadName, o: WorkloadOptions): Trace {
+  if (name === 'stragglers') return stragglerWorkload(o);
   const rng = createRng(o.seed).fork(`workload:${name}`);
   const large = name === 'large';
   const n = o.jobs ?? (large ? 2000 : 60);

@@ -5,6 +5,7 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Command } from 'commander';
+import { timeRuntimeRound } from '../../bench/round';
 import { timeRound, type RoundTiming } from '../../scheduling/bench/time-round';
 import { intFlag, note, printJson } from '../output';
 
@@ -59,4 +60,31 @@ export function registerBenchCommands(program: Command): void {
       const lines = results.map((r) => `${row(r)} ${r.loadAverage1m.toFixed(1).padStart(5)}`);
       process.stdout.write(`${[head, ...lines].join('\n')}\n`);
     });
+  bench
+    .command('round')
+    .description(
+      'time one whole runtime round (observe → refit → decide → plan → dispatch) through the shipped controller',
+    )
+    .option('--jobs <J>', 'number of running jobs', intFlag('jobs'), 1000)
+    .option('--nodes <N>', 'number of servers', intFlag('nodes'), 4000)
+    .option('--rounds <n>', 'rounds to time; the median is reported', intFlag('rounds'), 5)
+    .option('--policy <name>', 'the policy', 'optimus')
+    .option('--json', 'print one JSON document on stdout')
+    .action(
+      async (flags: { jobs: number; nodes: number; rounds: number; policy: string; json?: boolean }) => {
+        note(`timing whole rounds: ${flags.jobs} jobs on ${flags.nodes} nodes, ${flags.rounds} rounds…`);
+        const r = await timeRuntimeRound(flags, {
+          now: () => performance.now(),
+          cpu: () => {
+            const u = process.cpuUsage();
+            return (u.user + u.system) / 1000;
+          },
+        });
+        const out = { ...r, loadAverage1m: Number((loadavg()[0] ?? 0).toFixed(2)) };
+        if (flags.json === true) return printJson(out);
+        process.stdout.write(
+          `${r.jobs} jobs on ${r.nodes} nodes: one runtime round ${r.seconds.toFixed(3)} s (CPU ${r.cpuSeconds.toFixed(3)} s), ${r.refitsPerRound} refits per round, load ${out.loadAverage1m}\n`,
+        );
+      },
+    );
 }

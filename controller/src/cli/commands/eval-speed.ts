@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { loadMeasuredSpeeds } from '../measured-data-file';
 import { evaluateSpeedModels, type SpeedEvalResult } from '../../models/speed/speed-eval';
+import { leaveModelsOut, type LeaveModelsOutResult } from '../../models/speed/leave-models-out';
 import { syntheticSpeedData } from '../../models/speed/synthetic';
 import { intFlag, note, numberFlag, printJson } from '../output';
 
@@ -15,10 +16,25 @@ interface EvalSpeedFlags {
   readonly samples: number;
   readonly seeds: number;
   readonly choose?: boolean;
+  readonly leaveModelsOut?: boolean;
   readonly json?: boolean;
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+
+function printHeldOut(r: LeaveModelsOutResult, plain: SpeedEvalResult): void {
+  const lines = [
+    '',
+    `leave-models-out: each model scored with the residual-kernel setting the OTHER models chose (${r.grid.length} settings)`,
+    `${'model'.padEnd(26)}${'median'.padStart(9)}${'p90'.padStart(9)}${'default'.padStart(10)}  chosen`,
+    ...Object.entries(r.models).map(
+      ([name, m]) =>
+        `${name.padEnd(26)}${pct(m.medianError).padStart(9)}${pct(m.p90Error).padStart(9)}${pct(plain.models[name]?.medianError ?? NaN).padStart(10)}  ${m.chosen}`,
+    ),
+    `${'ALL'.padEnd(26)}${pct(r.medianError).padStart(9)}${pct(r.p90Error).padStart(9)}${pct(plain.medianError).padStart(10)}  (paper Eq. 3/4: ${pct(r.baseline.medianError)} / ${pct(r.baseline.p90Error)})`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
 
 function printTable(r: SpeedEvalResult): void {
   const lines = [
@@ -44,6 +60,10 @@ export function registerEvalSpeed(program: Command): void {
     .requiredOption('--samples <k>', 'shapes each fit sees', intFlag('samples'))
     .option('--seeds <s>', 'seeds 1..s', intFlag('seeds'), 20)
     .option('--choose', 'let the shape chooser pick the k shapes instead of a random draw')
+    .option(
+      '--leave-models-out',
+      'also: tune the residual kernel on the other models of the data, score each model held out',
+    )
     .option('--json', 'print one JSON document')
     .action(async (flags: EvalSpeedFlags) => {
       if (!flags.data && !flags.synthetic) throw new Error('--data <csv> is required (or --synthetic)');
@@ -58,7 +78,13 @@ export function registerEvalSpeed(program: Command): void {
       });
       if (result.skippedModels.length > 0)
         note(`skipped (≤ ${flags.samples} shapes): ${result.skippedModels.join(', ')}`);
-      if (flags.json) printJson(result);
-      else printTable(result);
+      const heldOut = flags.leaveModelsOut
+        ? leaveModelsOut(data, { samples: flags.samples, seeds: flags.seeds, choose: flags.choose ?? false })
+        : null;
+      if (flags.json) printJson(heldOut ? { ...result, leaveModelsOut: heldOut } : result);
+      else {
+        printTable(result);
+        if (heldOut) printHeldOut(heldOut, result);
+      }
     });
 }

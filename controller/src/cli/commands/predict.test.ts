@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,30 @@ describe('predict convergence', () => {
     expect(Math.abs(total - 2100) / 2100).toBeLessThanOrEqual(0.15);
     expect(doc.remainingSteps).toBe(total - 996);
     expect(doc.beta).toHaveLength(3);
+  });
+
+  it('fails (exit 1, one line, nothing on stdout) on a CSV with too few points', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'optimus-predict-'));
+    const input = join(dir, 'short.csv');
+    writeFileSync(input, ['step,loss', '0,2.3', '10,2.1', '20,1.9'].join('\n'));
+    const r = spawnSync(
+      'npx',
+      ['tsx', 'controller/src/cli/main.ts', 'predict', 'convergence', '--input', input].concat([
+        '--steps-per-epoch',
+        '10',
+        '--threshold',
+        '0.01',
+        '--patience',
+        '3',
+        '--json',
+      ]),
+      { encoding: 'utf8' },
+    );
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toBe(
+      `optimus: --input: "${input}" has 3 valid step,loss rows; at least 8 are needed`,
+    );
   });
 
   it('documents insufficient data with a status and a reason', () => {

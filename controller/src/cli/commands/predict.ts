@@ -4,7 +4,9 @@ import type { Command } from 'commander';
 import { estimateConvergence } from '../../models/convergence';
 import type { ConvergenceEstimate } from '../../models/convergence';
 import { intFlag, note, numberFlag, printJson } from '../output';
+import { MIN_FIT_POINTS } from '../../models/convergence/estimate';
 import { parseLossCsv } from '../../models/convergence/loss-csv';
+import { plural } from '../../scheduling/words';
 
 interface PredictConvergenceFlags {
   readonly input: string;
@@ -58,9 +60,14 @@ function runPredictConvergence(flags: PredictConvergenceFlags): void {
   const parsed = parseLossCsv(text);
   if (parsed.rejected > 0) {
     note(
-      `skipped ${parsed.rejected} bad row(s) of ${flags.input} (lines ${parsed.rejectedLines.join(', ')}…)`,
+      `skipped ${plural(parsed.rejected, 'bad row')} of ${flags.input} (lines ${parsed.rejectedLines.join(', ')}…)`,
     );
   }
+  // Too few points is a mistake in the input (a wrong file, a wrong column), not a prediction.
+  if (parsed.points.length < MIN_FIT_POINTS)
+    throw new Error(
+      `--input: "${flags.input}" has ${plural(parsed.points.length, 'valid step,loss row')}; at least ${MIN_FIT_POINTS} are needed`,
+    );
   const rule = { stepsPerEpoch: flags.stepsPerEpoch, threshold: flags.threshold, patience: flags.patience };
   const est = estimateConvergence(parsed.points, rule);
   if (flags.json === true) printJson(convergenceDocument(est));

@@ -4,19 +4,18 @@
  */
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
+import { parsePolicyOptions, policyOptionKeys } from '../../scheduling/policy-options';
 import { getPolicy, policyNames } from '../../scheduling/registry';
+import { ABLATION_VARIANTS, ablationReport, type AblationReport } from '../../sim/ablation';
 import {
-  ABLATION_VARIANTS,
-  ablationReport,
   comparisonReport,
-  runVariants,
-  type AblationReport,
+  runEvaluation,
   type ComparisonReport,
   type EvaluationOptions,
   type Variant,
 } from '../../sim/evaluate';
 import { loadMeasured, workloadSource } from '../../sim/load';
-import { prerunShapeChooser, productionModels } from '../../sim/models';
+import { productionModels } from '../../sim/models';
 import { writePlots } from '../../sim/plots';
 import { intFlag, note, numberFlag, printJson } from '../output';
 
@@ -34,6 +33,9 @@ interface SimulateFlags {
   restartPause: number;
   minRoundGap?: number;
   measured?: string;
+  policyOption: string[];
+  workers?: number;
+  preRunBudget?: number;
 }
 
 function parsePolicies(list: string): string[] {
@@ -76,24 +78,32 @@ function humanTable(doc: ComparisonReport | AblationReport): string {
   const extra = (name: string): string => {
     if ('ratios' in doc) {
       const r = doc.ratios[name];
-      return r ? `  JCT ×${r.jct.toFixed(2)}  makespan ×${r.makespan.toFixed(2)} of optimus` : '';
+      const won = doc.seedsBetterThanOptimus[name] ?? 0;
+      return r
+        ? `  JCT ×${r.jct.toFixed(2)}  makespan ×${r.makespan.toFixed(2)} of optimus${won > 0 ? `  (better on ${won}/${doc.seeds} seeds)` : ''}`
+        : '';
     }
     const v = doc.variants[name];
-    return v ? `  DRF JCT ÷ this ${v.jctVsDrf.toFixed(2)}` : '';
+    return v
+      ? `  ×${v.jctVsOptimus.toFixed(2)} of optimus (better on ${v.seedsBetterThanOptimus}/${doc.seeds} seeds)  DRF ÷ this ${v.jctVsDrf.toFixed(2)}`
+      : '';
   };
   const lines = Object.entries(rows).map(
     ([name, f]) =>
-      `${name.padEnd(24)} avg JCT ${f.avgJct.toFixed(0).padStart(6)} s  p95 ${f.p95Jct.toFixed(0).padStart(6)} s  ` +
+      `${name.padEnd(30)} avg JCT ${f.avgJct.toFixed(0).padStart(6)} s  p95 ${f.p95Jct.toFixed(0).padStart(6)} s  ` +
       `makespan ${(f.makespan / 3600).toFixed(2)} h  restarts ${f.restarts.toFixed(0).padStart(4)}  ` +
       `util ${(f.utilization * 100).toFixed(0)}%${extra(name)}`,
   );
-  return `workload ${doc.workload}, ${doc.seeds} seed(s)\n${lines.join('\n')}\n`;
+  const failures = Object.entries(doc.failed).map(([name, why]) => `${name.padEnd(30)} FAILED: ${why}\n`);
+  const bound = `makespan bound (last arrival + shortest possible run): ${(doc.makespanBound / 3600).toFixed(2)} h`;
+  return `workload ${doc.workload}, ${doc.seeds} seed(s)\n${lines.join('\n')}\n${failures.join('')}${bound}\n`;
 }
 
 async function run(flags: SimulateFlags): Promise<void> {
   const measured = loadMeasured(flags.measured);
   const source = workloadSource(flags.workload, measured, flags.jobs);
   const bar = progressBar(!flags.json && process.stderr.isTTY);
+  const policyOptions = parsePolicyOptions(flags.policyOption);
   const estimation = flags.oracle ? ({ kind: 'oracle', error: 0 } as const) : ({ kind: 'online' } as const);
   const options: EvaluationOptions = {
     workload: flags.workload,
@@ -101,23 +111,33 @@ async function run(flags: SimulateFlags): Promise<void> {
     seeds: flags.seeds,
     measured,
     models: productionModels,
-    getPolicy: (name) => getPolicy(name),
-    prerunShapes: prerunShapeChooser(),
+    getPolicy: (name, o) => getPolicy(name, { ...policyOptions, ...o }),
     intervalSec: flags.interval,
     restartPauseSec: flags.restartPause,
     ...(flags.minRoundGap === undefined ? {} : { minRoundGapSec: flags.minRoundGap }),
     onRun: bar.onRun,
+    policyOptions,
+    ...(flags.measured === undefined ? {} : { measuredPath: flags.measured }),
+    ...(flags.workers === undefined ? {} : { workers: flags.workers }),
+    ...(flags.preRunBudget === undefined ? {} : { preRunBudget: flags.preRunBudget }),
   };
   const variants: Variant[] = flags.ablation
     ? [...ABLATION_VARIANTS]
     : parsePolicies(flags.policies).map((p) => ({ name: p, policy: p, estimation }));
   const watchJob = source(1).jobs[Math.floor(source(1).jobs.length / 2)]?.id;
-  const results = await runVariants(options, variants, watchJob ? { watchJob } : {});
+  const { results, bound, failed } = await runEvaluation(options, variants, watchJob ? { watchJob } : {});
   bar.stop();
   const doc = flags.ablation
-    ? ablationReport({ workload: flags.workload, seeds: flags.seeds }, results)
+    ? ablationReport({ workload: flags.workload, seeds: flags.seeds, bound, variants, failed }, results)
     : comparisonReport(
-        { workload: flags.workload, seeds: flags.seeds, estimation: estimation.kind },
+        {
+          workload: flags.workload,
+          seeds: flags.seeds,
+          estimation: estimation.kind,
+          policyOptions: flags.policyOption,
+          bound,
+          failed,
+        },
         results,
       );
   if (flags.plots) {
@@ -146,11 +166,20 @@ export function registerSimulateCommands(program: Command): void {
     .option(
       '--policies <list>',
       'comma-separated policies (ratios are against optimus)',
-      'optimus,drf,tetris,fifo,srtf',
+      'optimus,optimus-paper,drf,tetris,fifo,fifo-fill,srtf,srtf-fill',
     )
     .option('--seeds <n>', 'number of seeds (1..n); figures are averaged', intFlag('seeds'), 1)
     .option('--oracle', 'give the policies the true remaining work and speeds instead of online estimates')
-    .option('--ablation', 'allocation only, placement only, estimation errors of 10/20/30% (paper Fig. 15)')
+    .option(
+      '--ablation',
+      'each of our rules off alone, optimus-paper and its two hybrids, allocation/placement only, estimation errors (paper Fig. 15)',
+    )
+    .option(
+      '--policy-option <key=value>',
+      `an option for every policy (repeatable; each reads the keys it knows): ${policyOptionKeys().join(', ')}`,
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option('--plots <dir>', 'write SVG plots (JCT CDF, running tasks, utilisation, one loss curve) to <dir>')
     .option('--png', 'with --plots, also write PNG files')
     .option('--jobs <n>', 'number of jobs of a built-in workload', intFlag('jobs'))
@@ -167,6 +196,16 @@ export function registerSimulateCommands(program: Command): void {
       numberFlag('min-round-gap', 0),
     )
     .option('--measured <csv>', 'measured-speeds CSV (default test/data/measured-speeds.csv)')
+    .option(
+      '--pre-run-budget <n>',
+      "sample shapes of each new job's pre-run (0: none; default: the runtime's, 2)",
+      intFlag('pre-run-budget', 0),
+    )
+    .option(
+      '--workers <n>',
+      'worker threads for the runs (default: one per core; 1 runs them one after another)',
+      intFlag('workers'),
+    )
     .option('--json', 'print one JSON document on stdout')
     .action(async (flags: SimulateFlags) => run(flags));
 }

@@ -1,9 +1,37 @@
-/** `optimus trace export`: writes a built-in workload as a JSON trace (docs/trace-format.md). */
+/**
+ * `optimus trace export`: writes a built-in workload as a JSON trace; `optimus trace import`:
+ * converts another simulator's workload into one (docs/trace-format.md).
+ */
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { importDl2, parseDl2Dump } from '../../sim/dl2-import';
 import { loadMeasured } from '../../sim/load';
 import { serializeTrace } from '../../sim/trace';
 import { buildWorkload, isWorkloadName, WORKLOAD_NAMES } from '../../sim/workloads';
-import { intFlag } from '../output';
+import { intFlag, numberFlag } from '../output';
+
+interface ImportFlags {
+  from: string;
+  epochsPerEpoch: number;
+  measured?: string;
+}
+
+/** The importers by source format. */
+const IMPORTERS = ['dl2'] as const;
+
+function readJson(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read "${path}": ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`"${path}" is not JSON`);
+  }
+}
 
 interface ExportFlags {
   workload: string;
@@ -31,6 +59,26 @@ export function registerTraceCommands(program: Command): void {
         measured,
         ...(flags.jobs === undefined ? {} : { jobs: flags.jobs }),
       });
+      process.stdout.write(serializeTrace(t));
+    });
+  trace
+    .command('import')
+    .description("convert another simulator's workload into a JSON trace on stdout")
+    .argument('<file>', 'the workload to convert (dl2: a dl2-jobs dump, docs/trace-format.md)')
+    .requiredOption('--from <format>', `source format: ${IMPORTERS.join(', ')}`)
+    .option(
+      '--epochs-per-epoch <n>',
+      'dl2: DL2 epochs per epoch of the imported loss curve',
+      numberFlag('epochs-per-epoch', 1),
+      100,
+    )
+    .option('--measured <csv>', 'measured-speeds CSV (default test/data/measured-speeds.csv)')
+    .action((file: string, flags: ImportFlags) => {
+      if (!(IMPORTERS as readonly string[]).includes(flags.from)) {
+        throw new Error(`--from must be one of ${IMPORTERS.join(', ')}, got "${flags.from}"`);
+      }
+      const measured = loadMeasured(flags.measured);
+      const t = importDl2(parseDl2Dump(readJson(file)), { measured, epochsPerEpoch: flags.epochsPerEpoch });
       process.stdout.write(serializeTrace(t));
     });
 }

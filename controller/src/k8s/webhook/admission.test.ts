@@ -53,6 +53,16 @@ describe('sidecar-injection webhook on AdmissionReview fixtures', () => {
     const init = pod.spec?.initContainers ?? [];
     expect(init.map((c) => [c.name, c.restartPolicy])).toEqual(native ? [['optimus-sidecar', 'Always']] : []);
     expect(pod.spec?.containers.map((c) => c.name)).toEqual(native ? ['main'] : ['main', 'optimus-sidecar']);
+    const sidecar = [...init, ...(pod.spec?.containers ?? [])].find((c) => c.name === 'optimus-sidecar');
+    expect(sidecar?.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(envOf(pod)).toMatchObject({
       OPTIMUS_NAMESPACE: 'team-a',
       OPTIMUS_JOB: 'resnet',
@@ -113,27 +123,36 @@ describe('sidecar-injection webhook on AdmissionReview fixtures', () => {
 
   it.each([
     { name: 'volumes not a list', spec: { volumes: { a: 1 } } },
+    { name: 'volumes a string', spec: { volumes: 'oops' } },
     { name: 'volumeMounts not a list', container: { volumeMounts: 'x' } },
-  ])('answers an opt-in pod with malformed fields ($name) with its uid, not an exception', (c) => {
-    const f = fixture('opt-in');
-    const pod = structuredClone(f.request.object) as unknown as {
-      spec: Record<string, unknown> & { containers: Record<string, unknown>[] };
-    };
-    Object.assign(pod.spec, c.spec ?? {});
-    Object.assign(pod.spec.containers[0]!, c.container ?? {});
-    const out = review({ ...f, request: { ...f.request, object: pod } }, config(true));
-    expect(out.response).toMatchObject({ uid: f.request.uid, allowed: true });
-    expect(out.response.patch).toBeUndefined();
-    expect(out.response.warnings?.[0]).toMatch(/malformed Pod/);
-  });
+    { name: 'env not a list', container: { env: { A: '1' } } },
+    { name: 'command not a list', container: { command: 'python train.py' } },
+  ])(
+    'answers an opt-in pod with malformed fields ($name) with its uid, allowed, no patch, a warning',
+    (c) => {
+      const f = fixture('opt-in');
+      const pod = structuredClone(f.request.object) as unknown as {
+        spec: Record<string, unknown> & { containers: Record<string, unknown>[] };
+      };
+      Object.assign(pod.spec, c.spec ?? {});
+      Object.assign(pod.spec.containers[0]!, c.container ?? {});
+      const out = review({ ...f, request: { ...f.request, object: pod } }, config(true));
+      expect(out.response).toMatchObject({ uid: f.request.uid, allowed: true });
+      expect(out.response.patch).toBeUndefined();
+      expect(out.response.warnings?.[0]).toMatch(/malformed Pod/);
+    },
+  );
 
-  it('leaves an opt-in pod without the job label alone (the sidecar could not report)', () => {
+  it('admits an opt-in pod it cannot identify unchanged, with a warning that says what is missing', () => {
     const f = fixture('opt-in');
     const pod = structuredClone(f.request.object);
     delete pod.metadata!.labels!['optimus.dev/job'];
-    expect(
-      review({ ...f, request: { ...f.request, object: pod } }, config(true)).response.patch,
-    ).toBeUndefined();
+    const r = reviewAdmission({ ...f, request: { ...f.request, object: pod } }, config(true));
+    expect(r.ok && r.outcome).toBe('unidentified');
+    const out = review({ ...f, request: { ...f.request, object: pod } }, config(true));
+    expect(out.response.patch).toBeUndefined();
+    expect(out.response.allowed).toBe(true);
+    expect(out.response.warnings?.[0]).toMatch(/no job name: set the label optimus.dev\/job/);
   });
 
   it.each([

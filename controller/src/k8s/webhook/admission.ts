@@ -4,6 +4,7 @@
  * Malformed input yields an error value, never an exception.
  */
 import fastJsonPatch from 'fast-json-patch';
+import type { MutateKind } from './mutate';
 import { mutate } from './mutate';
 import type { SidecarConfig } from './sidecar-config';
 
@@ -22,14 +23,28 @@ export interface AdmissionReviewOut {
   readonly response: AdmissionResponse;
 }
 
+/** What the review did, for the webhook's counter: a mutate outcome, or not a pod at all. */
+export type ReviewOutcome = MutateKind | 'not-a-pod';
+export const REVIEW_OUTCOMES: readonly ReviewOutcome[] = [
+  'not-requested',
+  'already-injected',
+  'excluded',
+  'malformed',
+  'unidentified',
+  'injected',
+  'not-a-pod',
+];
+
 export type ReviewResult =
-  { readonly ok: true; readonly review: AdmissionReviewOut } | { readonly ok: false; readonly error: string };
+  | { readonly ok: true; readonly review: AdmissionReviewOut; readonly outcome: ReviewOutcome }
+  | { readonly ok: false; readonly error: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const answer = (response: AdmissionResponse): ReviewResult => ({
+const answer = (response: AdmissionResponse, outcome: ReviewOutcome): ReviewResult => ({
   ok: true,
+  outcome,
   review: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response },
 });
 
@@ -53,30 +68,45 @@ export function reviewAdmission(body: unknown, cfg: SidecarConfig): ReviewResult
     !isObject(pod) ||
     !Array.isArray((pod['spec'] as Record<string, unknown> | undefined)?.['containers'])
   )
-    return answer({
-      uid,
-      allowed: true,
-      warnings: ['optimus: the object is not a Pod with containers; nothing injected'],
-    });
+    return answer(
+      {
+        uid,
+        allowed: true,
+        warnings: ['optimus: the object is not a Pod with containers; nothing injected'],
+      },
+      'not-a-pod',
+    );
   const namespace =
     typeof request['namespace'] === 'string'
       ? request['namespace']
       : ((pod['metadata'] as { namespace?: string } | undefined)?.namespace ?? '');
   let ops: readonly unknown[];
+  let warnings: readonly string[];
   try {
     const outcome = mutate(pod, namespace, cfg);
-    if (outcome.kind !== 'mutated') return answer({ uid, allowed: true });
+    if (outcome.kind === 'not-requested' || outcome.kind === 'already-injected')
+      return answer({ uid, allowed: true }, outcome.kind);
+    if (outcome.kind !== 'injected')
+      return answer({ uid, allowed: true, warnings: [outcome.warning] }, outcome.kind);
     ops = fastJsonPatch.compare(pod, outcome.pod as Record<string, unknown>);
+    warnings = outcome.warnings;
   } catch (err) {
-    // A Pod whose fields have the wrong types (the API server rejects it anyway): still answer
-    // this uid, and let it through unchanged as failurePolicy Ignore would.
+    // mutate checks the shapes it merges into; this is the last line: still answer this uid,
+    // and let the pod through unchanged as failurePolicy Ignore would.
     const why = err instanceof Error ? err.message : String(err);
-    return answer({ uid, allowed: true, warnings: [`optimus: malformed Pod, nothing injected (${why})`] });
+    return answer(
+      { uid, allowed: true, warnings: [`optimus: malformed Pod, nothing injected (${why})`] },
+      'malformed',
+    );
   }
-  return answer({
-    uid,
-    allowed: true,
-    patchType: 'JSONPatch',
-    patch: Buffer.from(JSON.stringify(ops)).toString('base64'),
-  });
+  return answer(
+    {
+      uid,
+      allowed: true,
+      patchType: 'JSONPatch',
+      patch: Buffer.from(JSON.stringify(ops)).toString('base64'),
+      ...(warnings.length ? { warnings } : {}),
+    },
+    'injected',
+  );
 }

@@ -22,7 +22,7 @@ describe('per-job broker credentials (ADR 0013)', () => {
       perJobCredentials: true,
       native: false,
     });
-    if (out.kind !== 'mutated') throw new Error(out.reason);
+    if (out.kind !== 'injected') throw new Error(out.kind);
     const volume = out.pod.spec?.volumes?.find((v) => v.secret);
     expect(volume?.secret).toEqual({
       secretName: 'resnet-optimus-broker',

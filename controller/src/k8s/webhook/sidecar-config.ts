@@ -29,8 +29,7 @@ export function supportsNativeSidecars(gitVersion: string): boolean {
   return major > 1 || (major === 1 && minor >= 29);
 }
 
-/** Where the sidecar keeps its state and where it looks for the done marker (in the shared volume). */
-export const SIDECAR_STATE_DIR = '/var/log/optimus/.sidecar' as const;
-export const SIDECAR_DONE_FILE = '/var/log/optimus/.done' as const;
+/** The sidecar image's non-root user (distroless `nonroot`). */
+export const SIDECAR_UID = 65532;
 export const CREDENTIALS_VOLUME = 'optimus-broker-credentials' as const;
 export const CREDENTIALS_DIR = '/etc/optimus/broker' as const;

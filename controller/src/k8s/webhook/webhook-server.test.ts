@@ -1,7 +1,9 @@
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { generate } from 'selfsigned';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerWebhookMetrics } from './metrics';
 import type { WebhookServer } from './webhook-server';
 import { startWebhookServer } from './webhook-server';
 import { DEFAULT_SIDECAR_RESOURCES } from './sidecar-config';
@@ -79,5 +81,25 @@ describe('webhook HTTPS server', () => {
     expect(r).toEqual({ code, json: { error } });
     expect(rejects).toContain(error);
     expect((await post('/healthz', '', 'GET')).code).toBe(200);
+  });
+});
+
+describe('webhook counts', () => {
+  it('counts every review by outcome, exposed as optimus_webhook_reviews_total', async () => {
+    const registry = new Registry();
+    registerWebhookMetrics(registry, () => server.stats);
+    const before = { ...server.stats };
+    const fixture = JSON.parse(readFileSync(new URL('fixtures/opt-in.json', import.meta.url), 'utf8')) as {
+      request: { object: { metadata: { labels: Record<string, string> } } };
+    };
+    delete fixture.request.object.metadata.labels['optimus.dev/job'];
+    await post('/mutate', JSON.stringify(fixture));
+    await post('/mutate', 'not json');
+    expect(server.stats.unidentified).toBe(before.unidentified + 1);
+    expect(server.stats.refused).toBe(before.refused + 1);
+    const text = await registry.metrics();
+    expect(text).toContain(
+      `optimus_webhook_reviews_total{outcome="unidentified"} ${server.stats.unidentified}`,
+    );
   });
 });

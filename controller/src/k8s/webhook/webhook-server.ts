@@ -5,7 +5,8 @@
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { reviewAdmission } from './admission';
+import type { ReviewOutcome } from './admission';
+import { REVIEW_OUTCOMES, reviewAdmission } from './admission';
 import type { SidecarConfig } from './sidecar-config';
 
 export interface WebhookServerOptions {
@@ -21,8 +22,14 @@ export interface WebhookServerOptions {
 export interface WebhookServer {
   /** The bound port (useful with `port: 0`). */
   readonly port: number;
+  /** Reviews answered, by outcome, and requests refused (not an AdmissionReview). */
+  readonly stats: WebhookStats;
   close(): Promise<void>;
 }
+
+export type WebhookStats = Record<ReviewOutcome | 'refused', number>;
+export const emptyWebhookStats = (): WebhookStats =>
+  Object.fromEntries([...REVIEW_OUTCOMES, 'refused'].map((k) => [k, 0])) as WebhookStats;
 
 const MAX_BODY_BYTES = 3 * 1024 * 1024; // the API server caps objects at ~1.5 MiB; reviews hold two
 
@@ -49,28 +56,37 @@ async function readJson(
   }
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, opts: WebhookServerOptions): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: WebhookServerOptions,
+  stats: WebhookStats,
+): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
   if (req.method === 'GET' && path === '/healthz') return reply(res, 200, { ok: true });
   if (path !== '/mutate') return reply(res, 404, { error: `no route ${req.method} ${path}` });
   if (req.method !== 'POST') return reply(res, 405, { error: 'use POST /mutate' });
   const body = await readJson(req);
   if (!body.ok) {
+    stats.refused += 1;
     opts.onReject?.(body.error);
     return reply(res, body.code, { error: body.error });
   }
   const result = reviewAdmission(body.value, opts.sidecar);
   if (!result.ok) {
+    stats.refused += 1;
     opts.onReject?.(result.error);
     return reply(res, 400, { error: result.error });
   }
+  stats[result.outcome] += 1;
   reply(res, 200, result.review);
 }
 
 /** Starts the HTTPS server. */
 export async function startWebhookServer(opts: WebhookServerOptions): Promise<WebhookServer> {
+  const stats = emptyWebhookStats();
   const server = https.createServer({ cert: opts.cert, key: opts.key }, (req, res) => {
-    handle(req, res, opts).catch((err: unknown) => {
+    handle(req, res, opts, stats).catch((err: unknown) => {
       opts.onReject?.(String(err));
       if (!res.headersSent) reply(res, 500, { error: 'internal error' });
     });
@@ -81,6 +97,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   });
   return {
     port: (server.address() as AddressInfo).port,
+    stats,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -27,7 +27,18 @@ export const trainerConfigSchema = z
     checkpointPath: z.string(),
     /** The worker's sidecar done marker: touched when the trainer stops because its controller died. */
     doneMarker: z.string().nullable(),
+    /**
+     * The controller's pid. The trainer stops once its parent is another process (it was orphaned):
+     * compared with this rather than with the parent seen at start, which is already init when the
+     * controller died while this process was still loading.
+     */
+    parentPid: z.number().int().positive().optional(),
     seed: z.number().int(),
+    /**
+     * A start fault to emulate (tests of the runtime's failure handling): `crash` exits before it
+     * runs, `hang` runs but never reports that it does.
+     */
+    fault: z.enum(['crash', 'hang']).nullable().default(null),
   })
   .strict();
 export type TrainerConfig = z.infer<typeof trainerConfigSchema>;

@@ -6,7 +6,9 @@
  * A parameter server just waits to be stopped.
  */
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { READY_LINE } from './ready';
 import { trainerConfigSchema, type TrainerConfig } from './config';
+import { perWorkerBatch } from '../../runtime/batch';
 import { rng, trueEpochs, trueLoss, trueSpeed } from './ground-truth';
 import { checkpointLine, speedometerLine, startLine, timeCostLine, trainMetricLine } from './mxnet-log';
 
@@ -43,10 +45,16 @@ function log(line: string): void {
   appendFileSync(cfg.logPath, `${line}\n`);
 }
 
+/**
+ * Checkpoint and exit. The done marker tells the sidecar to deliver the rest of the log and exit
+ * too: the controller writes it as well once we are gone, but a controller that dies in between
+ * (mid-resize, or killed) would otherwise leave the sidecar waiting forever.
+ */
 function stop(): void {
   if (stopping) return;
   stopping = true;
   saveCheckpoint();
+  if (cfg.doneMarker !== null) writeFileSync(cfg.doneMarker, '');
   process.exit(143);
 }
 process.on('SIGTERM', stop);
@@ -54,11 +62,9 @@ process.on('SIGINT', stop);
 
 // Orphaned (the controller died): checkpoint, let the sidecar deliver the rest, and exit, so a
 // crashed controller leaves no training running; its successor resumes from the checkpoint.
-const parent = process.ppid;
+const parent = cfg.parentPid ?? process.ppid;
 setInterval(() => {
-  if (process.ppid === parent) return;
-  if (cfg.doneMarker !== null) writeFileSync(cfg.doneMarker, '');
-  stop();
+  if (process.ppid !== parent) stop();
 }, 500).unref();
 
 async function train(): Promise<void> {
@@ -67,7 +73,7 @@ async function train(): Promise<void> {
   // Global steps one worker's batch stands for, and the worker's own steps per job second.
   const stride = cfg.mode === 'async' ? cfg.workers : 1;
   const workerSpeed = jobSpeed / stride;
-  const perWorkerBatch = cfg.mode === 'sync' ? cfg.batchSize / cfg.workers : cfg.batchSize;
+  const perWorker = perWorkerBatch(cfg.mode, cfg.batchSize, cfg.workers);
   const total = trueEpochs(cfg) * cfg.stepsPerEpoch;
   log(startLine({ rank, at: new Date(), ps: cfg.ps, workers: cfg.workers, step }));
   await sleep((cfg.restartCostSec * 1000) / cfg.timeScale);
@@ -92,7 +98,7 @@ async function train(): Promise<void> {
           epoch,
           from: to - (to % cfg.frequent || cfg.frequent),
           to,
-          samplesPerSec: realSpeed * perWorkerBatch,
+          samplesPerSec: realSpeed * perWorker,
           loss,
         }),
       );
@@ -114,6 +120,9 @@ async function train(): Promise<void> {
   }
 }
 
+if (cfg.fault === 'crash') process.exit(1);
+// Running (a pod's Running phase): the executor's start waits for this line.
+if (cfg.fault !== 'hang') process.stdout.write(`${READY_LINE}\n`);
 if (cfg.role === 'ps') {
   setInterval(() => {}, 60_000);
 } else {

@@ -17,6 +17,37 @@ describe('runConvergenceBenchmark', () => {
       expect(Object.keys(s.byProgress)).toEqual(['0.25', '0.5', '0.75']);
   });
 
+  it('sets ours beside the paper’s procedure per curve family, abstentions scored by the fallback', () => {
+    expect(Object.keys(result.families).sort()).toEqual([
+      'exponential',
+      'inverse',
+      'lr-drop',
+      'plateau',
+      'power-law',
+    ]);
+    for (const levels of Object.values(result.families)) {
+      for (const f of Object.values(levels)) {
+        expect(f.fits).toBeGreaterThan(0);
+        expect(f.ours.abstentions).toBeGreaterThanOrEqual(0);
+        expect(f.ours.medianError).not.toBeNull();
+        expect(f.paper.medianError).not.toBeNull();
+      }
+    }
+  });
+
+  it('an abstention is scored with the fallback, not left out', () => {
+    const noFit = runConvergenceBenchmark(STANDARD_SCENARIOS.slice(0, 1), {
+      seed: 1,
+      replicates: 3,
+      estimate: { minPoints: 1e9 }, // ours always abstains
+    });
+    const at50 = noFit.families.inverse?.['0.5'];
+    expect(at50?.ours.abstentions).toBe(1);
+    // The fallback (20 epochs) against a truth of a few tens of epochs: a real, non-zero error.
+    expect(at50?.ours.medianError).toBeGreaterThan(0);
+    expect(noFit.paperForm['0.5']?.medianError).toBeNull();
+  });
+
   it('is deterministic for a seed', () => {
     const again = runConvergenceBenchmark(STANDARD_SCENARIOS.slice(0, 2), { seed: 1, replicates: 3 });
     const once = runConvergenceBenchmark(STANDARD_SCENARIOS.slice(0, 2), { seed: 1, replicates: 3 });

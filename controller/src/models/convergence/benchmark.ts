@@ -9,8 +9,8 @@ import { fitEq1Paper } from './fit-paper';
 import { predictEpoch } from './predict-epoch';
 import { cleanPoints, epochMeans, normalise, replaceOutliers } from './preprocess';
 import { observe, seededRandom, trueTotalSteps } from './synthetic';
-import type { Scenario } from './synthetic';
-import type { LossPoint } from './types';
+import type { CurveFamily, Scenario } from './synthetic';
+import type { ConvergenceRule, LossPoint } from './types';
 
 export const PROGRESS_LEVELS = [0.25, 0.5, 0.75] as const;
 
@@ -45,6 +45,19 @@ interface Outcome {
   readonly width: number | null;
   readonly covered: boolean | null;
   readonly baselineError: number | null;
+  /** Errors with an abstention answered by the fallback (`fallbackTotalSteps`). */
+  readonly scoredError: number;
+  readonly baselineScoredError: number;
+}
+
+/**
+ * What a scheduler must answer when a procedure abstains: the simulator's prior (20 epochs, or a
+ * quarter epoch beyond what is done when that is past). Scoring abstentions with it, rather than
+ * leaving them out, charges a procedure for every fit it could not make.
+ */
+export const FALLBACK_PRIOR_EPOCHS = 20;
+export function fallbackTotalSteps(done: number, rule: ConvergenceRule): number {
+  return Math.max(FALLBACK_PRIOR_EPOCHS * rule.stepsPerEpoch, done + 0.25 * rule.stepsPerEpoch);
 }
 
 /** Quantile by linear interpolation between order statistics; null for no values. */
@@ -78,16 +91,81 @@ function paperPrediction(points: readonly LossPoint[], scenario: Scenario): numb
   return e === null ? null : (e + 1) * scenario.rule.stepsPerEpoch;
 }
 
-function runOne(scenario: Scenario, truth: number, points: LossPoint[], options: EstimateOptions): Outcome {
+function runOne(
+  scenario: Scenario,
+  truth: number,
+  done: number,
+  points: LossPoint[],
+  options: EstimateOptions,
+): Outcome {
   const est = estimateConvergence(points, scenario.rule, options);
   const base = paperPrediction(points, scenario);
-  const baselineError = base === null ? null : Math.abs(base - truth) / truth;
-  if (est.status !== 'ok') return { error: null, width: null, covered: null, baselineError };
+  const err = (predicted: number) => Math.abs(predicted - truth) / truth;
+  const fallback = err(fallbackTotalSteps(done, scenario.rule));
+  const baselineError = base === null ? null : err(base);
+  const baselineScoredError = baselineError ?? fallback;
+  if (est.status !== 'ok') {
+    return {
+      error: null,
+      width: null,
+      covered: null,
+      baselineError,
+      scoredError: fallback,
+      baselineScoredError,
+    };
+  }
+  const error = err(est.predictedTotalSteps);
   return {
-    error: Math.abs(est.predictedTotalSteps - truth) / truth,
+    error,
     width: (est.upper - est.lower) / truth,
     covered: est.lower <= truth && truth <= est.upper,
     baselineError,
+    scoredError: error,
+    baselineScoredError,
+  };
+}
+
+/** One procedure at one progress level of one curve family, abstentions scored by the fallback. */
+export interface ProcedureFigures {
+  readonly medianError: number | null;
+  /** Mean |error|: errors are multiples of 1/epochs, so medians of pooled fits often tie. */
+  readonly meanError: number | null;
+  readonly p90Error: number | null;
+  /** Share of fits where the procedure gave no prediction (then the fallback answered). */
+  readonly abstentions: number;
+}
+
+/** Ours and the paper's procedure side by side on the same points. */
+export interface FamilyFigures {
+  readonly fits: number;
+  readonly ours: ProcedureFigures;
+  readonly paper: ProcedureFigures;
+}
+
+function procedure(errors: number[], abstained: number, n: number): ProcedureFigures {
+  const meanError = errors.length ? errors.reduce((a, b) => a + b, 0) / errors.length : null;
+  return {
+    medianError: median(errors),
+    meanError,
+    p90Error: quantile(errors, 0.9),
+    abstentions: n ? abstained / n : 0,
+  };
+}
+
+function sideBySide(outcomes: readonly Outcome[]): FamilyFigures {
+  const n = outcomes.length;
+  return {
+    fits: n,
+    ours: procedure(
+      outcomes.map((o) => o.scoredError),
+      outcomes.filter((o) => o.error === null).length,
+      n,
+    ),
+    paper: procedure(
+      outcomes.map((o) => o.baselineScoredError),
+      outcomes.filter((o) => o.baselineError === null).length,
+      n,
+    ),
   };
 }
 
@@ -115,7 +193,11 @@ export interface BenchmarkResult {
   readonly overall: Record<string, ProgressFigures>;
   readonly coverage: number | null;
   readonly scenarios: Record<string, ScenarioFigures>;
+  /** Per curve family and progress level: ours vs the paper's procedure, abstentions scored. */
+  readonly families: Record<string, Record<string, FamilyFigures>>;
 }
+
+const familyOf = (s: Scenario): CurveFamily => s.family ?? (s.paperForm ? 'inverse' : 'power-law');
 
 /** Runs the benchmark; `replicates` noisy copies of every scenario, seeded from `seed`. */
 export function runConvergenceBenchmark(
@@ -125,6 +207,7 @@ export function runConvergenceBenchmark(
   const pooled = new Map<string, { all: Outcome[]; paper: Outcome[] }>();
   for (const p of PROGRESS_LEVELS) pooled.set(String(p), { all: [], paper: [] });
   const scenarioFigures: Record<string, ScenarioFigures> = {};
+  const byFamily = new Map<string, Map<string, Outcome[]>>();
   scenarios.forEach((scenario, index) => {
     const truth = trueTotalSteps(scenario.curve, scenario.rule);
     if (truth === null) throw new Error(`scenario ${scenario.name} never converges`);
@@ -134,8 +217,12 @@ export function runConvergenceBenchmark(
       const outcomes: Outcome[] = [];
       for (let r = 0; r < opts.replicates; r++) {
         const random = seededRandom(opts.seed * 1_000_003 + index * 7919 + r);
-        outcomes.push(runOne(scenario, truth, observe(scenario, p * truth, random), opts.estimate ?? {}));
+        const done = p * truth;
+        outcomes.push(runOne(scenario, truth, done, observe(scenario, done, random), opts.estimate ?? {}));
       }
+      const family = byFamily.get(familyOf(scenario)) ?? new Map<string, Outcome[]>();
+      family.set(String(p), [...(family.get(String(p)) ?? []), ...outcomes]);
+      byFamily.set(familyOf(scenario), family);
       byProgress[String(p)] = summarise(outcomes);
       allOutcomes.push(...outcomes);
       const pool = pooled.get(String(p));
@@ -164,5 +251,11 @@ export function runConvergenceBenchmark(
     overall: pick('all'),
     coverage: summarise(everything).coverage,
     scenarios: scenarioFigures,
+    families: Object.fromEntries(
+      [...byFamily].map(([f, levels]) => [
+        f,
+        Object.fromEntries([...levels].map(([p, os]) => [p, sideBySide(os)])),
+      ]),
+    ),
   };
 }

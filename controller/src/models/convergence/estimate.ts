@@ -48,6 +48,9 @@ const DEFAULTS = {
   slowShape: true,
 } as const;
 
+/** Fewest loss points the estimator fits (its default `minPoints`). */
+export const MIN_FIT_POINTS: number = DEFAULTS.minPoints;
+
 type Settings = {
   readonly [K in keyof typeof DEFAULTS]: (typeof DEFAULTS)[K] extends boolean ? boolean : number;
 };

@@ -31,6 +31,23 @@ export function expCurve(c: { a: number; tau: number; floor: number }, stepsPerE
 }
 
 /**
+ * A slow start: Eq. 1 of warped time g(e) = e²/(2P) before P epochs, e − P/2 after (flat at first,
+ * then the usual decay) — warm-up, or a model that takes a while to find its way.
+ */
+export function plateauCurve(
+  b: { b0: number; b1: number; b2: number },
+  plateauEpochs: number,
+  stepsPerEpoch: number,
+): TrueCurve {
+  const p = plateauEpochs;
+  return (step) => {
+    const e = step / stepsPerEpoch;
+    const g = e < p ? (e * e) / (2 * p) : e - p / 2;
+    return 1 / (b.b0 * g + b.b1) + b.b2;
+  };
+}
+
+/**
  * A learning-rate drop at `atEpoch`: the loss steps down to `factor` × its level, then follows a fresh Eq. 1
  * segment (per-epoch `b0`) whose asymptote is `floorShare` of the post-drop level.
  */
@@ -55,10 +72,15 @@ export interface NoiseSpec {
   readonly outlierRate: number;
 }
 
+/** The shape a scenario's curve has, for the side-by-side with the paper's procedure. */
+export type CurveFamily = 'inverse' | 'lr-drop' | 'exponential' | 'plateau' | 'power-law';
+
 export interface Scenario {
   readonly name: string;
   /** True for curves of the paper's form (Eq. 1) without a drop. */
   readonly paperForm: boolean;
+  /** Default: 'inverse' for paper-form curves, else 'power-law'. */
+  readonly family?: CurveFamily;
   readonly curve: TrueCurve;
   readonly rule: ConvergenceRule;
   readonly pointsPerEpoch: number;

@@ -45,7 +45,7 @@ export interface SpeedEvalResult extends ErrorSummary {
   readonly skippedModels: readonly string[];
 }
 
-function summary(errors: readonly number[]): ErrorSummary {
+export function summary(errors: readonly number[]): ErrorSummary {
   return { medianError: quantile(errors, 0.5), p90Error: quantile(errors, 0.9) };
 }
 
@@ -63,13 +63,14 @@ function pickIndices(job: MeasuredJob, opts: SpeedEvalOptions, seed: number, job
   return chosen.map((c) => job.shapes.findIndex((s) => s.ps === c.ps && s.workers === c.workers));
 }
 
-interface JobErrors {
+export interface JobErrors {
   readonly ours: number[];
   readonly paper: number[];
   covered: number;
 }
 
-function evalJob(job: MeasuredJob, jobIndex: number, opts: SpeedEvalOptions): JobErrors {
+/** The relative errors of one job over all seeds (its index in the data seeds the draws). */
+export function evalJob(job: MeasuredJob, jobIndex: number, opts: SpeedEvalOptions): JobErrors {
   const out: JobErrors = { ours: [], paper: [], covered: 0 };
   const fitOpts = { mode: job.mode, globalBatch: job.globalBatch };
   const first = opts.firstSeed ?? 1;

@@ -14,6 +14,7 @@ import { bundle, dominantShare, fits, subtract } from '../core/resource-vector';
 import type { JobShape } from '../types';
 import { byArrival } from './minimum-shapes';
 import { firstPairs, lastPairs, pairShape } from './pairs';
+import { shapeWords } from '../words';
 
 interface Share {
   readonly job: PreparedJob;
@@ -38,7 +39,7 @@ export function drfAllocator(): Allocator {
         const shape = pairShape(job, n);
         const need = bundle(job.ps, shape.ps, job.worker, shape.workers);
         if (!Number.isFinite(dominantShare(need, input.total)) || !fits(pool, need)) {
-          waiting.set(job.id, `minimum shape ${shape.ps} PS + ${shape.workers} workers does not fit`);
+          waiting.set(job.id, `minimum shape ${shapeWords(shape.ps, shape.workers)} does not fit`);
           continue;
         }
         subtract(pool, need);

@@ -16,6 +16,7 @@ import { remainingSeconds } from '../core/remaining-time';
 import { bundle, fits, subtract } from '../core/resource-vector';
 import type { JobShape } from '../types';
 import { byArrival } from './minimum-shapes';
+import { shapeWords } from '../words';
 
 export interface FixedShapeOptions {
   /** The shape every job asks for (clamped per job); default: each job's minimum shape. */
@@ -46,10 +47,10 @@ export function fixedShapeAllocator(
           shapes.set(job.id, shape);
           continue;
         }
-        waiting.set(job.id, `fixed shape ${shape.ps} PS + ${shape.workers} workers does not fit`);
+        waiting.set(job.id, `fixed shape ${shapeWords(shape.ps, shape.workers)} does not fit`);
         if (options.order === 'fifo') blockedBy = job.id;
       }
-      return { shapes, waiting };
+      return { shapes, waiting, order: ordered.map((j) => j.id) };
     },
   };
 }

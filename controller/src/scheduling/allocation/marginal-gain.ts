@@ -34,8 +34,15 @@ import { minimumShapes, type GrowState } from './minimum-shapes';
 import { notWorthSlowingDown, reserveCurrentShapes, withinBounds } from './protect';
 
 export interface MarginalGainOptions {
-  /** Apply the resize-cost rules to running jobs (default true). */
+  /**
+   * Master switch of the three resize-cost rules below (default true); false turns all three off,
+   * whatever they say. Each can also be turned off alone (ablation, `simulate --ablation`).
+   */
   readonly resizeCost?: boolean;
+  /** Inside the greedy loop, a running job's time at another shape includes the restart pause. */
+  readonly restartAwareTime?: boolean;
+  /** A running job changes shape only when the predicted saving exceeds the restart pause. */
+  readonly worthARestart?: boolean;
   /** How a step's saving is weighed (default 'relative'); see `GainMode`. */
   readonly gain?: GainMode;
   /** Also weigh +1 PS +1 worker as one step of the greedy loop (default true). */
@@ -53,6 +60,9 @@ export type GainMode = 'seconds' | 'relative';
 /** Builds the Optimus marginal-gain allocator. */
 export function marginalGainAllocator(options: MarginalGainOptions = {}): Allocator {
   const resizeCost = options.resizeCost ?? true;
+  const restartAware = resizeCost && (options.restartAwareTime ?? true);
+  const worthARestart = resizeCost && (options.worthARestart ?? true);
+  const protect = resizeCost && (options.protect ?? true);
   return {
     name: 'marginal-gain',
     allocate(request: AllocationRequest): Allocation {
@@ -60,14 +70,15 @@ export function marginalGainAllocator(options: MarginalGainOptions = {}): Alloca
       const growOptions = {
         relative: (options.gain ?? 'relative') === 'relative',
         pairs: options.lookAhead ?? true,
-        restartSec: resizeCost ? restartSec : 0,
+        restartSec: restartAware ? restartSec : 0,
       };
-      const first = allocateFrom(request, new Set(), growOptions, resizeCost);
-      const keep =
-        resizeCost && (options.protect ?? true) ? notWorthSlowingDown(first.states, restartSec) : null;
+      const first = allocateFrom(request, new Set(), growOptions, worthARestart);
+      const keep = protect ? notWorthSlowingDown(first.states, restartSec) : null;
       // One more run with the protected jobs' shapes reserved; not iterated, so a round costs at
       // most two allocations.
-      const { states, waiting } = keep?.size ? allocateFrom(request, keep, growOptions, true) : first;
+      const { states, waiting } = keep?.size
+        ? allocateFrom(request, keep, growOptions, worthARestart)
+        : first;
       const shapes = new Map<string, JobShape>();
       for (const s of states) shapes.set(s.job.id, { ps: s.ps, workers: s.workers });
       return { shapes, waiting };

@@ -5,6 +5,7 @@
 import type { PreparedJob } from '../core/prepare';
 import { remainingSeconds } from '../core/remaining-time';
 import { bundle, fits, subtract } from '../core/resource-vector';
+import { shapeWords } from '../words';
 
 /** A job's shape while an allocator grows it. */
 export interface GrowState {
@@ -38,7 +39,7 @@ export function minimumShapes(
     if (!fits(pool, need)) {
       waiting.set(
         job.id,
-        `minimum shape ${job.minPs} PS + ${job.minWorkers} workers does not fit the free resources`,
+        `minimum shape ${shapeWords(job.minPs, job.minWorkers)} does not fit the free resources`,
       );
       continue;
     }

@@ -1,11 +1,18 @@
 /**
  * Tetris baseline — Grandl et al., "Multi-Resource Packing for Cluster Schedulers", SIGCOMM 2014.
- * Tetris scores (job, machine) pairs by the alignment of demand and free resources plus a
- * shortest-remaining-time term. Here that is split into parts: this allocator orders jobs by
- * remaining time (our estimate at the job's 1:1 minimum shape; smaller total demand breaks ties)
- * and, in that order, gives each job its minimum shape and then 1:1 pairs up to its maximum while
- * they fit; `placement/alignment.ts` packs tasks by alignment. 1:1 ratio as in the Optimus
- * paper's evaluation (§6.1), which fed Tetris with Optimus's own estimates.
+ * Tetris scores a (task, machine) pair by the alignment — the dot product — of the task's demand
+ * and the machine's free resources, and adds a shortest-remaining-time term so that jobs with
+ * less work left go first. Here that is split into parts: this allocator orders jobs by remaining
+ * time (our estimate at the job's 1:1 minimum shape; smaller total demand breaks ties) and, in
+ * that order, gives each job its minimum shape and then 1:1 pairs while they fit;
+ * `placement/alignment.ts` packs the tasks by alignment.
+ *
+ * The Optimus paper's evaluation (§6.1) ran Tetris with a 1:1 PS:worker ratio and gave it
+ * Optimus's own estimates. A packer that has those estimates does not hand a job tasks they say
+ * will not make it faster — they would only take room from the next job in line — so a job stops
+ * growing at the first pair whose predicted remaining time is not shorter (`untilNoSpeedUp`,
+ * default true). `untilNoSpeedUp: false` is the earlier, weaker baseline that grew every job 1:1
+ * to its maximum whatever the prediction.
  */
 import type { Allocation, AllocationRequest, Allocator } from '../core/parts';
 import type { PreparedJob } from '../core/prepare';
@@ -13,8 +20,15 @@ import { remainingSeconds } from '../core/remaining-time';
 import { bundle, fits, subtract } from '../core/resource-vector';
 import type { JobShape } from '../types';
 import { firstPairs, lastPairs, pairShape } from './pairs';
+import { shapeWords } from '../words';
 
-export function tetrisAllocator(): Allocator {
+export interface TetrisOptions {
+  /** Stop growing a job when one more pair would not shorten its predicted time (default true). */
+  readonly untilNoSpeedUp?: boolean;
+}
+
+export function tetrisAllocator(options: TetrisOptions = {}): Allocator {
+  const untilNoSpeedUp = options.untilNoSpeedUp ?? true;
   return {
     name: 'tetris',
     allocate({ input, jobs }: AllocationRequest): Allocation {
@@ -26,7 +40,7 @@ export function tetrisAllocator(): Allocator {
         const shape = pairShape(job, firstPairs(job));
         const need = bundle(job.ps, shape.ps, job.worker, shape.workers);
         if (!Number.isFinite(job.psShare + job.workerShare) || !fits(pool, need)) {
-          waiting.set(job.id, `minimum shape ${shape.ps} PS + ${shape.workers} workers does not fit`);
+          waiting.set(job.id, `minimum shape ${shapeWords(shape.ps, shape.workers)} does not fit`);
           continue;
         }
         subtract(pool, need);
@@ -38,14 +52,19 @@ export function tetrisAllocator(): Allocator {
           const to = pairShape(job, n + 1);
           const delta = bundle(job.ps, to.ps - shape.ps, job.worker, to.workers - shape.workers);
           if (!fits(pool, delta)) break;
+          if (untilNoSpeedUp && !fasterAt(job, shape, to)) break;
           subtract(pool, delta);
           shape = to;
           shapes.set(job.id, to);
         }
       }
-      return { shapes, waiting };
+      return { shapes, waiting, order: ordered.map((j) => j.id) };
     },
   };
+}
+
+function fasterAt(job: PreparedJob, from: JobShape, to: JobShape): boolean {
+  return remainingSeconds(job, to.ps, to.workers) < remainingSeconds(job, from.ps, from.workers);
 }
 
 /** Shortest remaining time at the minimum 1:1 shape first; then smaller demand; then id. */

@@ -16,6 +16,11 @@ export interface Allocation {
   readonly shapes: ReadonlyMap<string, JobShape>;
   /** Jobs that get nothing, with the reason. */
   readonly waiting: ReadonlyMap<string, string>;
+  /**
+   * The allocator's priority order of the jobs it gave a shape (queue baselines); the placer
+   * receives its jobs in this order. Default: id order.
+   */
+  readonly order?: readonly string[];
 }
 
 export interface Allocator {
@@ -30,6 +35,7 @@ export interface PlacementJob {
 
 export interface PlacementRequest {
   readonly input: PreparedInput;
+  /** In the allocator's `order` when it gives one, else in id order. */
   readonly jobs: readonly PlacementJob[];
   /** Free amount per server (index as in `input.servers`); the placer consumes it in place. */
   readonly free: Float64Array[];
@@ -38,7 +44,7 @@ export interface PlacementRequest {
 export interface PlacementResult {
   readonly placed: ReadonlyMap<string, readonly TaskPlacement[]>;
   readonly unplaced: ReadonlyMap<string, string>;
-  /** Jobs the placer ran smaller than allocated so they fit (shape actually placed). */
+  /** Jobs the placer ran at another shape than allocated (the shape actually placed). */
   readonly shrunk?: ReadonlyMap<string, JobShape>;
 }
 

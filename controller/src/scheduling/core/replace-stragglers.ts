@@ -15,7 +15,12 @@ export function replaceStragglers(
   free: Float64Array[],
   options: StragglerOptions,
 ): { placement: readonly TaskPlacement[]; replaceWorkers: number[] } {
-  const slow = detectStragglers(job.snapshot.mode, job.snapshot.workerStepTimes, options);
+  const slow = [
+    ...new Set([
+      ...detectStragglers(job.snapshot.mode, job.snapshot.workerStepTimes, options),
+      ...(job.snapshot.lostWorkers ?? []),
+    ]),
+  ].sort((a, b) => a - b);
   const workers = placement.filter((t) => t.role === 'worker').length;
   const replaceWorkers = slow.filter((i) => i < workers);
   if (replaceWorkers.length === 0) return { placement, replaceWorkers };

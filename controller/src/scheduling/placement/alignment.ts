@@ -11,6 +11,7 @@ import type { PlacementRequest, PlacementResult, Placer } from '../core/parts';
 import { add, fits, subtract } from '../core/resource-vector';
 import type { TaskPlacement } from '../types';
 import { TaskListBuilder } from './task-list';
+import { shapeWords } from '../words';
 
 export function alignmentPlacer(): Placer {
   return {
@@ -56,7 +57,7 @@ export function alignmentPlacer(): Placer {
         if (taken.length === roles.length) placed.set(job.id, tasks.build());
         else {
           for (const t of taken) add(free[t.s] ?? new Float64Array(), t.d);
-          unplaced.set(job.id, `no server can hold every task of ${shape.ps} PS + ${shape.workers} workers`);
+          unplaced.set(job.id, `no server can hold every task of ${shapeWords(shape.ps, shape.workers)}`);
         }
       }
       return { placed, unplaced };

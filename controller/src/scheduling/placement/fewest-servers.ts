@@ -14,6 +14,7 @@ import { ServerIndex } from './server-index';
 import { shrinkToFit } from './shrink-to-fit';
 import { guardedFit, strandingReserve, type FitTest } from './stranding';
 import { TaskListBuilder } from './task-list';
+import { shapeWords } from '../words';
 
 export interface FewestServersOptions {
   /**
@@ -37,6 +38,13 @@ export interface FewestServersOptions {
    * falls back to unguarded placement when no guarded one exists (default true).
    */
   readonly strandingGuard?: boolean;
+  /** When no even split fits, try an uneven one (`pack-by-role.ts`; default true). */
+  readonly unevenFallback?: boolean;
+  /**
+   * 'bounded' (default): k runs from the least number of servers that could hold the job to twice
+   * that (+4). 'all': k = 1, 2, … up to the job's task count, as the paper's §4.2 reads.
+   */
+  readonly evenSearch?: 'bounded' | 'all';
 }
 
 /** Builds the Optimus placer. */
@@ -46,7 +54,13 @@ export function fewestServersPlacer(options: FewestServersOptions = {}): Placer 
     slack: options.slack ?? 8,
     shrink: options.shrink ?? true,
     guard: options.strandingGuard ?? true,
+    uneven: options.unevenFallback ?? true,
+    all: options.evenSearch === 'all',
   };
+  const even = (index: ServerIndex, job: PreparedJob, shape: JobShape, fit: FitTest = fits) =>
+    placeEvenly({ index, job, shape, slack: limits.slack, fit, all: limits.all });
+  const uneven = (index: ServerIndex, job: PreparedJob, shape: JobShape, fit: FitTest = fits) =>
+    limits.uneven ? packByRole(index, job, shape, limits.scanLimit, fit) : null;
   return {
     name: 'fewest-servers',
     place({ input, jobs, free }: PlacementRequest): PlacementResult {
@@ -58,20 +72,15 @@ export function fewestServersPlacer(options: FewestServersOptions = {}): Placer 
       const shrunk = new Map<string, JobShape>();
       const names = input.servers.map((s) => s.name);
       for (const { job, shape } of ordered) {
-        let counts =
-          placeEvenly(index, job, shape, limits.slack, guard) ??
-          packByRole(index, job, shape, limits.scanLimit, guard);
-        if (!counts && guard !== fits) {
-          counts =
-            placeEvenly(index, job, shape, limits.slack) ?? packByRole(index, job, shape, limits.scanLimit);
-        }
+        let counts = even(index, job, shape, guard) ?? uneven(index, job, shape, guard);
+        if (!counts && guard !== fits) counts = even(index, job, shape) ?? uneven(index, job, shape);
         if (!counts && limits.shrink) {
           const smaller = shrinkToFit(index, job, shape, limits.scanLimit);
           if (smaller) shrunk.set(job.id, smaller.shape);
           counts = smaller?.counts ?? null;
         }
         if (!counts) {
-          unplaced.set(job.id, `no set of servers can hold ${shape.ps} PS + ${shape.workers} workers`);
+          unplaced.set(job.id, `no set of servers can hold ${shapeWords(shape.ps, shape.workers)}`);
           continue;
         }
         placed.set(job.id, commit(index, job, counts, names));
@@ -101,13 +110,15 @@ const weight = (job: PreparedJob, g: { ps: number; workers: number }) =>
  * the least number of servers that could hold the job even empty, and stops at twice that (+4):
  * beyond it an even split is no longer "few servers", and the uneven fallback does better.
  */
-function placeEvenly(
-  index: ServerIndex,
-  job: PreparedJob,
-  shape: JobShape,
-  slack: number,
-  fit: FitTest = fits,
-): ServerCount[] | null {
+function placeEvenly(o: {
+  index: ServerIndex;
+  job: PreparedJob;
+  shape: JobShape;
+  slack: number;
+  fit: FitTest;
+  all: boolean;
+}): ServerCount[] | null {
+  const { index, job, shape, slack, fit } = o;
   const needs = bundle(job.ps, shape.ps > 0 ? 1 : 0, job.worker, shape.workers > 0 ? 1 : 0);
   const total = bundle(job.ps, shape.ps, job.worker, shape.workers);
   const biggest = index.largestServer(needs);
@@ -116,7 +127,7 @@ function placeEvenly(
     const t = total[r] ?? 0;
     if (t > 0) k0 = Math.max(k0, Math.ceil(t / (biggest[r] || Infinity) - 1e-9));
   }
-  const kMax = Math.min(shape.ps + shape.workers, 2 * k0 + 4);
+  const kMax = Math.min(shape.ps + shape.workers, o.all ? index.free.length : 2 * k0 + 4);
   for (let k = k0; k <= kMax; k++) {
     const gs = evenGroups(shape.ps, shape.workers, k)
       .map((g) => ({ ...g, demand: bundle(job.ps, g.ps, job.worker, g.workers) }))

@@ -10,6 +10,7 @@ import type { TaskPlacement } from '../types';
 import { byArrival } from '../allocation/minimum-shapes';
 import { ServerIndex } from './server-index';
 import { TaskListBuilder } from './task-list';
+import { shapeWords } from '../words';
 
 export interface SpreadOptions {
   /** Servers visited per task beyond the sound pruning bound (see `ServerIndex.visit`). */
@@ -57,7 +58,7 @@ export function spreadPlacer(options: SpreadOptions = {}): Placer {
           if (f) add(f, t.demand);
           index.update(t.server);
         }
-        unplaced.set(job.id, `no server can hold every task of ${shape.ps} PS + ${shape.workers} workers`);
+        unplaced.set(job.id, `no server can hold every task of ${shapeWords(shape.ps, shape.workers)}`);
       }
       return { placed, unplaced };
     },

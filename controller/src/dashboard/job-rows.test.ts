@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { JobView } from '../http/api-schemas';
+import { newJobRecord } from '../runtime/job-record';
+import { testJobSpec } from '../runtime/testing';
+import { jobRows, progressOf, queuePositions, waitingInWords } from './job-rows';
+
+/** A job view with only what the table reads. */
+const view = (name: string, o: Partial<JobView> = {}): JobView =>
+  ({
+    id: `default/${name}`,
+    name,
+    namespace: 'default',
+    mode: 'sync',
+    phase: 'pending',
+    reason: null,
+    shape: null,
+    restarts: 0,
+    submittedAt: 0,
+    jct: null,
+    observations: { records: 0, lossPoints: 0, stepsDone: 0, speedShapes: [] },
+    models: null,
+    plan: { predictedCompletionTs: null, predictedRemainingSec: null },
+    ...o,
+  }) as JobView;
+
+const fitted = (stepsDone: number, remaining: number): Partial<JobView> => ({
+  observations: { records: 1, lossPoints: 1, stepsDone, speedShapes: [] },
+  models: {
+    convergence: {
+      status: 'ok',
+      predictedTotalSteps: stepsDone + remaining,
+      lower: 0,
+      upper: 0,
+      beta: [1, 1, 0],
+    },
+    speedFitted: true,
+    remaining: { steps: remaining, lower: 0, upper: 0 },
+  },
+});
+
+describe('jobs table', () => {
+  it.each([
+    ['no model yet', view('a'), null],
+    ['a converged fit', view('a', { phase: 'running', ...fitted(300, 700) }), 0.3],
+    [
+      'a fit that is not converged',
+      view('a', {
+        ...fitted(300, 700),
+        models: { ...fitted(300, 700).models!, convergence: { status: 'insufficient-data', reason: 'few' } },
+      }),
+      null,
+    ],
+    ['done', view('a', { phase: 'done' }), 1],
+  ])('progress: %s', (_name, v, want) => expect(progressOf(v)).toBe(want));
+
+  it('ranks the jobs that hold nothing by submission time', () => {
+    const views = [
+      view('late', { phase: 'waiting', submittedAt: 50 }),
+      view('running', { phase: 'running', shape: { ps: 1, workers: 1 }, submittedAt: 0 }),
+      view('early', { phase: 'pending', submittedAt: 10 }),
+      view('tie-b', { phase: 'pending', submittedAt: 30 }),
+      view('tie-a', { phase: 'pending', submittedAt: 30 }),
+    ];
+    expect([...queuePositions(views)]).toEqual([
+      ['default/early', 1],
+      ['default/tie-a', 2],
+      ['default/tie-b', 3],
+      ['default/late', 4],
+    ]);
+  });
+
+  it('says in words why a job does not run', () => {
+    const rec = {
+      ...newJobRecord(testJobSpec('a'), 0),
+      preRun: {
+        shapes: [
+          { ps: 1, workers: 1 },
+          { ps: 2, workers: 3 },
+        ],
+        done: 1,
+      },
+    };
+    expect(waitingInWords(view('a'), rec)).toBe('submitted; its pre-run starts at the next round');
+    expect(waitingInWords(view('a', { reason: 'waiting for room to pre-run' }), rec)).toBe(
+      'waiting for room to pre-run',
+    );
+    expect(waitingInWords(view('a', { phase: 'pre-run', shape: { ps: 2, workers: 3 } }), rec)).toBe(
+      'pre-run: measuring speed, sample 2 of 2 at 2 PS × 3 workers',
+    );
+    expect(
+      waitingInWords(
+        view('a', { phase: 'waiting', reason: 'minimum shape 1 PS + 1 worker does not fit' }),
+        rec,
+      ),
+    ).toBe('minimum shape 1 PS + 1 worker does not fit');
+    expect(waitingInWords(view('a', { phase: 'running', shape: { ps: 1, workers: 1 } }), rec)).toBeNull();
+    expect(waitingInWords(view('a', { phase: 'running' }), rec)).toMatch(/restarting/);
+  });
+
+  it('builds one row per job, in order', () => {
+    const rows = jobRows(
+      [view('a', { phase: 'running', shape: { ps: 2, workers: 4 }, restarts: 3 }), view('b')],
+      [],
+    );
+    expect(rows.map((r) => [r.name, r.shape, r.restarts, r.queuePosition])).toEqual([
+      ['a', { ps: 2, workers: 4 }, 3, null],
+      ['b', null, 0, 1],
+    ]);
+  });
+});

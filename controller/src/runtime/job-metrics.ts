@@ -1,0 +1,139 @@
+/**
+ * Per-job Prometheus series, computed at scrape time from what the runtime knows (prom-client
+ * `collect`), so they never lag and a removed job's series vanish with it.
+ *
+ * Labels, bounded: `job_namespace` and `job_name` (the jobs the controller knows; not `job` and
+ * `namespace`, which Prometheus and the Prometheus Operator set on every scraped series), plus
+ * `phase` (6 values), `bound` (value, lower, upper), `model` (convergence, speed) and `reason`
+ * ({@link PENDING_REASONS}). A job that finished keeps only its phase, progress and restarts.
+ * docs/metrics.md lists every series.
+ */
+import { Gauge, type Registry } from 'prom-client';
+import { lossCurve } from '../models/convergence/curve';
+import type { LossPoint } from '../models/convergence/types';
+import type { Clock } from './clock';
+import { jobReport, planMessage, type JobEntry } from './job-entry';
+import { JOB_PHASES } from './job-record';
+
+/** Why a job holds nothing, as a bounded label (the reason's words are in the API and dashboard). */
+export const PENDING_REASONS = [
+  'new',
+  'pre-run-room',
+  'does-not-fit',
+  'queued',
+  'resource-missing',
+  'invalid',
+  'other',
+] as const;
+export type PendingReason = (typeof PENDING_REASONS)[number];
+
+/** Maps the runtime's and the policies' wait reasons onto {@link PENDING_REASONS}. */
+export function pendingReason(reason: string | null): PendingReason {
+  if (reason === null) return 'new';
+  if (/room to pre-run/.test(reason)) return 'pre-run-room';
+  if (/does not fit|can hold|no set of servers/.test(reason)) return 'does-not-fit';
+  if (/queued behind/.test(reason)) return 'queued';
+  if (/no server offers/.test(reason)) return 'resource-missing';
+  if (/^invalid job/.test(reason)) return 'invalid';
+  return 'other';
+}
+
+/** R² of the fitted Eq. 1 curve on the points of its segment; null before a fit or with < 3 points. */
+export function convergenceR2(
+  points: readonly LossPoint[],
+  beta: readonly [number, number, number],
+  fitStartStep = 0,
+): number | null {
+  const seg = points.filter((p) => p.step >= fitStartStep);
+  if (seg.length < 3) return null;
+  const mean = seg.reduce((a, p) => a + p.loss, 0) / seg.length;
+  let sse = 0;
+  let sst = 0;
+  for (const p of seg) {
+    sse += (p.loss - lossCurve(beta, p.step - fitStartStep)) ** 2;
+    sst += (p.loss - mean) ** 2;
+  }
+  return sst > 0 ? 1 - sse / sst : null;
+}
+
+const JOB = ['job_namespace', 'job_name'] as const;
+const relativeWidth = (v: { value: number; lower: number; upper: number }): number | null =>
+  v.value > 0 ? (v.upper - v.lower) / v.value : null;
+
+/** Registers the per-job gauges on `registry`; `entries` and `clock` are read at every scrape. */
+export function registerJobMetrics(
+  registry: Registry,
+  entries: () => Iterable<JobEntry>,
+  clock: () => Clock | null,
+): void {
+  // The first gauge collects for all: a scrape sees one consistent pass over the jobs.
+  const collect = (): void => {
+    const c = clock();
+    for (const m of Object.values(g)) m.reset();
+    if (c === null) return;
+    for (const e of entries()) collectJob(g, e, c);
+  };
+  let first = true;
+  const gauge = <L extends string>(name: string, help: string, labels: readonly L[]) => {
+    const o = { name, help, labelNames: [...JOB, ...labels], registers: [registry] };
+    const made = new Gauge<(typeof JOB)[number] | L>(first ? { ...o, collect } : o);
+    first = false;
+    return made;
+  };
+  const g = {
+    phase: gauge('optimus_job_phase', '1 for the phase the job is in', ['phase']),
+    ps: gauge('optimus_job_ps', 'Parameter servers the job runs now', []),
+    workers: gauge('optimus_job_workers', 'Workers the job runs now', []),
+    progress: gauge('optimus_job_progress_ratio', 'Steps done over predicted total steps (1 when done)', []),
+    remaining: gauge(
+      'optimus_job_predicted_remaining_seconds',
+      'Predicted remaining job seconds at the current shape, with its interval',
+      ['bound'],
+    ),
+    restarts: gauge('optimus_job_restarts', 'Checkpoint → restart cycles of the job so far', []),
+    pending: gauge('optimus_job_pending', '1 while the job holds nothing, labelled with why', ['reason']),
+    r2: gauge(
+      'optimus_job_fit_r_squared',
+      'R² of the fitted convergence curve on the loss points it was fitted to',
+      ['model'],
+    ),
+    width: gauge(
+      'optimus_job_interval_relative_width',
+      'Width of the prediction interval over the prediction (lower is more certain)',
+      ['model'],
+    ),
+  };
+}
+
+type Gauges = Record<
+  'phase' | 'ps' | 'workers' | 'progress' | 'remaining' | 'restarts' | 'pending' | 'r2' | 'width',
+  Gauge<string>
+>;
+
+function collectJob(g: Gauges, e: JobEntry, clock: Clock): void {
+  const { rec, models } = e;
+  const job = { job_namespace: rec.spec.namespace, job_name: rec.spec.name };
+  for (const phase of JOB_PHASES) g.phase.set({ ...job, phase }, rec.phase === phase ? 1 : 0);
+  g.restarts.set(job, rec.restarts);
+  const report = jobReport(e, clock);
+  if (report.progress !== null) g.progress.set(job, report.progress);
+  if (rec.phase === 'done' || rec.phase === 'failed') return;
+  g.ps.set(job, e.current?.shape.ps ?? 0);
+  g.workers.set(job, e.current?.shape.workers ?? 0);
+  if (e.current === null) g.pending.set({ ...job, reason: pendingReason(rec.reason) }, 1);
+  const rt = planMessage(e, clock).predictedRemainingSec;
+  if (rt)
+    for (const bound of ['value', 'lower', 'upper'] as const) g.remaining.set({ ...job, bound }, rt[bound]);
+  const c = models?.convergence;
+  if (c?.status === 'ok') {
+    const r2 = convergenceR2(e.obs.lossPoints(), c.beta, c.fitStartStep ?? 0);
+    if (r2 !== null) g.r2.set({ ...job, model: 'convergence' }, r2);
+    const w = relativeWidth({ value: c.predictedTotalSteps, lower: c.lower, upper: c.upper });
+    if (w !== null) g.width.set({ ...job, model: 'convergence' }, w);
+  }
+  if (models?.speedFitted && e.current) {
+    const s = models.speed.predict(e.current.shape.ps, e.current.shape.workers);
+    const w = relativeWidth({ value: s.stepsPerSec, lower: s.lower, upper: s.upper });
+    if (w !== null) g.width.set({ ...job, model: 'speed' }, w);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The architecture rules (eslint.architecture.mjs) are part of `npm run lint`; this test shows they
+ * refuse what they must, so a rule that silently matches nothing fails here.
+ */
+import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
+import { describe, expect, it } from 'vitest';
+import { architectureRules } from '../../eslint.architecture.mjs';
+
+const eslint = new ESLint({
+  cwd: new URL('../..', import.meta.url).pathname,
+  overrideConfigFile: true,
+  overrideConfig: [
+    { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } },
+    ...architectureRules,
+  ],
+});
+
+async function messages(filePath: string, code: string): Promise<string[]> {
+  const [r] = await eslint.lintText(code, { filePath });
+  return (r?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('architecture lint rules', () => {
+  it.each([
+    [
+      'controller/src/models/speed/bad.ts',
+      "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;",
+      'no-restricted-imports',
+    ],
+    [
+      'controller/src/scheduling/bad.ts',
+      "import { Controller } from '../runtime/controller';\nexport const x = Controller;",
+      'no-restricted-imports',
+    ],
+    [
+      'controller/src/planning/bad.ts',
+      "import { pino } from 'pino';\nexport const x = pino;",
+      'no-restricted-imports',
+    ],
+    ['controller/src/scheduling/bad.ts', 'export const t = () => Date.now();', 'no-restricted-properties'],
+    ['controller/src/models/bad.ts', 'export const t = () => new Date();', 'no-restricted-syntax'],
+    [
+      'shared/src/bad.ts',
+      "import { x } from '../../controller/src/runtime/controller';\nexport const y = x;",
+      'no-restricted-imports',
+    ],
+    [
+      'sidecar/src/bad.ts',
+      "import { x } from '../../controller/src/models/random';\nexport const y = x;",
+      'no-restricted-imports',
+    ],
+  ])('refuses %s', async (file, code, rule) => {
+    expect((await messages(file, code)).join('\n')).toContain(rule);
+  });
+
+  it('lets an adapter do I/O and the core import its own modules', async () => {
+    expect(
+      await messages(
+        'controller/src/runtime/ok.ts',
+        "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;",
+      ),
+    ).toEqual([]);
+    expect(
+      await messages(
+        'controller/src/scheduling/ok.ts',
+        "import { seededRandom } from '../models/random';\nexport const x = seededRandom;",
+      ),
+    ).toEqual([]);
+  });
+});

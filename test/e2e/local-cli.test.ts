@@ -1,0 +1,215 @@
+/**
+ * The local mode's command line at its edges, as a new user meets it: bad or busy ports, signals,
+ * a wrapper process that dies, a second start after a finished run, output that is not a terminal.
+ * Every test checks that nothing of the run is left running afterwards.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Overview } from '../../controller/src/dashboard/job-rows';
+import { jobSpecSchema } from '../../controller/src/runtime/job-spec';
+import { newJobRecord } from '../../controller/src/runtime/job-record';
+import { SMALL_WORKLOAD } from '../../controller/src/local/demo-workload';
+import { REPO, runCli, until } from './helpers';
+
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+const stateDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'optimus-cli-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** Processes of a run: their command line or environment names its state directory. */
+function processesOf(dir: string, o: { exceptBroker?: boolean } = {}): string[] {
+  const out: string[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      if (!cmd.includes(dir) && !env.includes(dir)) continue;
+      if (o.exceptBroker && cmd.includes('broker.mjs')) continue;
+      out.push(`${pid} ${cmd.slice(0, 120)}`);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return out;
+}
+
+const nothingLeft = (dir: string, o?: { exceptBroker?: boolean }) =>
+  until(`no process of ${dir} left`, () => processesOf(dir, o).length === 0, 30_000);
+
+function start(args: readonly string[]) {
+  const r = runCli(args);
+  children.push(r.child);
+  return r;
+}
+
+/** The API base URL, from the line the CLI prints once it listens. */
+async function apiOf(stderr: () => string): Promise<string> {
+  let url = '';
+  await until(
+    'the dashboard line',
+    () => {
+      url = /dashboard (http:\/\/127\.0\.0\.1:\d+)\/dashboard\//.exec(stderr())?.[1] ?? '';
+      return url !== '';
+    },
+    60_000,
+  );
+  return url;
+}
+
+const overview = async (api: string) => (await fetch(`${api}/api/v1/overview`)).json() as Promise<Overview>;
+
+describe('local mode command line', () => {
+  it('a busy --port is one clear line, exit 1, and nothing left running', async () => {
+    const dir = stateDir();
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const r = start(['--workload', 'small', '--port', String(port), '--state-dir', dir]);
+      expect(await r.exit).toBe(1);
+      const lines = r.stderr().trim().split('\n');
+      expect(lines).toEqual([
+        `optimus: cannot listen on 127.0.0.1:${port}: the port is already in use (--port or OPTIMUS_HTTP_PORT; 0 picks a free port)`,
+      ]);
+      await nothingLeft(dir);
+    } finally {
+      blocker.close();
+    }
+  }, 60_000);
+
+  it.each([['70000'], ['abc'], ['-1']])('an invalid --port %s is one clear line and exit 1', async (port) => {
+    const dir = stateDir();
+    const r = start(['--port', port, '--state-dir', dir]);
+    expect(await r.exit).toBe(1);
+    const lines = r.stderr().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/--port/);
+    expect(processesOf(dir)).toEqual([]);
+  });
+
+  it('SIGHUP stops the run like Ctrl-C; output that is not a terminal gets one line per change', async () => {
+    const dir = stateDir();
+    const r = start(['--workload', 'small', '--port', '0', '--state-dir', dir, '--time-scale', '30']);
+    const api = await apiOf(r.stderr);
+    await until(
+      'a job running',
+      async () => (await overview(api)).jobs.some((j) => j.shape !== null),
+      60_000,
+    );
+    r.child.kill('SIGHUP');
+    expect(await r.exit).toBe(0);
+    expect(r.stderr()).toContain('optimus local: SIGHUP, shutting down');
+    // Plain change lines, e.g. "[   1 min 3 s] alpha: pre-run 1×1 (pre-run: measuring speed …)".
+    expect(r.stderr()).toMatch(/^\[ *[\d a-z]+\] alpha: (pending|pre-run|running) /m);
+    expect(r.stderr()).not.toContain('\x1b[');
+    await nothingLeft(dir);
+  }, 120_000);
+
+  it('the npm/tsx wrapper dying (SIGKILL) stops the run and everything in it', async () => {
+    const dir = stateDir();
+    const wrapper = spawn(
+      process.execPath,
+      [join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'controller/src/cli/main.ts', 'local'].concat([
+        '--workload',
+        'small',
+        '--port',
+        '0',
+        '--state-dir',
+        dir,
+        '--time-scale',
+        '30',
+      ]),
+      { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OPTIMUS_LOG_LEVEL: 'warn' } },
+    );
+    children.push(wrapper);
+    let err = '';
+    wrapper.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const api = await apiOf(() => err);
+    await until(
+      'a job running',
+      async () => (await overview(api)).jobs.some((j) => j.shape !== null),
+      60_000,
+    );
+    expect(processesOf(dir, { exceptBroker: true }).length).toBeGreaterThan(2);
+    wrapper.kill('SIGKILL');
+    // The controller notices, checkpoints the jobs, drains the sidecars and stops the broker.
+    await nothingLeft(dir);
+    expect(err).toContain('the npm/tsx process that started us exited, shutting down');
+  }, 120_000);
+
+  it('a controller killed with SIGKILL leaves no trainer or sidecar running', async () => {
+    const dir = stateDir();
+    const r = start(['--workload', 'small', '--port', '0', '--state-dir', dir, '--time-scale', '30']);
+    const api = await apiOf(r.stderr);
+    await until(
+      'a job running',
+      async () => (await overview(api)).jobs.some((j) => j.shape !== null),
+      60_000,
+    );
+    r.child.kill('SIGKILL');
+    await r.exit;
+    // Tasks watch their parent; the broker stays a minute for a restarted controller (ADR 0006).
+    await nothingLeft(dir, { exceptBroker: true });
+    // Cleaned up here rather than waited for: the next run on this directory would reuse it.
+    for (const p of processesOf(dir)) process.kill(Number(p.split(' ')[0]), 'SIGTERM');
+    await nothingLeft(dir);
+  }, 120_000);
+
+  it('a second start after a finished run starts a new run and says so in one line', async () => {
+    const dir = stateDir();
+    mkdirSync(join(dir, 'store'), { recursive: true });
+    const jobs = SMALL_WORKLOAD.map((w) => ({
+      ...newJobRecord(jobSpecSchema.parse(w.spec), w.arrival, 'old'),
+      phase: 'done',
+      finishedAt: 900,
+    }));
+    writeFileSync(
+      join(dir, 'store', 'state.json'),
+      JSON.stringify({ v: 1, originMs: Date.now() - 60_000, decisions: 9, jobs }),
+    );
+    const r = start(['--workload', 'small', '--port', '0', '--state-dir', dir, '--time-scale', '30']);
+    const api = await apiOf(r.stderr);
+    expect(r.stderr()).toContain(
+      `optimus local: the run in ${dir} had finished (3 jobs); starting a new one`,
+    );
+    await until('the new run submitted its jobs', async () => (await overview(api)).jobs.length >= 2, 30_000);
+    expect((await overview(api)).jobs.every((j) => j.phase !== 'done')).toBe(true);
+    r.child.kill('SIGINT');
+    expect(await r.exit).toBe(0);
+    await nothingLeft(dir);
+  }, 120_000);
+
+  it('--exit-when-done without --json prints a readable summary on stdout', async () => {
+    const dir = stateDir();
+    const r = start([
+      '--workload',
+      'small',
+      '--port',
+      '0',
+      '--state-dir',
+      dir,
+      '--time-scale',
+      '40',
+      '--exit-when-done',
+    ]);
+    expect(await r.exit).toBe(0);
+    const out = await r.stdout;
+    expect(out).toMatch(/^3 jobs of 3 finished, \d+ decisions:$/m);
+    for (const w of SMALL_WORKLOAD) expect(out).toMatch(new RegExp(`^  ${w.spec.name} +JCT \\d`, 'm'));
+    expect(out).toMatch(/^average JCT \d.*, makespan \d.* \(job seconds\)$/m);
+    expect(() => JSON.parse(out) as unknown).toThrow();
+    await nothingLeft(dir);
+  }, 180_000);
+});
