@@ -1,4 +1,5 @@
 export * from './topics';
 export * from './schemas';
 export * from './decode';
+export * from './bounds';
 export * from './units';

@@ -4,10 +4,16 @@
  * All payloads carry `v` so a future version can be told apart and rejected cleanly.
  */
 import { z } from 'zod';
+import { BOUNDS, type BoundedField } from './bounds';
 import { roleSchema } from './topics';
 
 const finite = z.number().finite();
 const nonNegative = finite.min(0);
+/** A number inside the physical bounds of `field` (see `bounds.ts`); outside is `out-of-range`. */
+const bounded = (field: BoundedField) => finite.min(BOUNDS[field].min).max(BOUNDS[field].max);
+const boundedInt = (field: BoundedField) => bounded(field).int();
+/** Marks a custom check as a bounds check, so decoders count its failures as `out-of-range`. */
+export const OUT_OF_RANGE = { outOfRange: true } as const;
 
 export const FRAMEWORKS = [
   'mxnet',
@@ -25,34 +31,66 @@ export const RECORD_KINDS = ['batch', 'epoch', 'validation', 'checkpoint'] as co
 export const recordKindSchema = z.enum(RECORD_KINDS);
 export type RecordKind = z.infer<typeof recordKindSchema>;
 
-/** One progress record from one task's training log (topic `.../metrics`, QoS 1, not retained). */
+/** One progress record from one task's training log (inside a batch, or alone in the v1 form). */
 export const metricsRecordSchema = z
   .object({
     v: z.literal(1),
     /** Per task, strictly increasing, also across sidecar restarts: the de-duplication key. */
-    seq: z.number().int().min(0),
+    seq: boundedInt('seq'),
     /** Milliseconds since the Unix epoch when the line was read. */
-    ts: nonNegative,
+    ts: bounded('ts'),
     framework: frameworkSchema,
     kind: recordKindSchema,
-    epoch: z.number().int().min(0).nullable(),
-    batch: z.number().int().min(0).nullable(),
+    epoch: boundedInt('epoch').nullable(),
+    batch: boundedInt('batch').nullable(),
     /** Samples per second of this task (MXNet's Speedometer figure is per worker). */
-    samplesPerSec: nonNegative.nullable(),
+    samplesPerSec: bounded('samplesPerSec').nullable(),
     /** Seconds per mini-batch step of this task. */
-    stepTime: nonNegative.nullable(),
-    loss: finite.nullable(),
+    stepTime: bounded('stepTime').nullable(),
+    loss: bounded('value').nullable(),
     /** Which metric `loss` came from; a proxy is labelled, e.g. `1-accuracy`. */
-    lossName: z.string().max(128).nullable(),
-    metrics: z.record(z.string().max(128), finite),
+    lossName: z.string().max(BOUNDS.nameLength.max).nullable(),
+    metrics: z
+      .record(z.string().max(BOUNDS.nameLength.max), bounded('value'))
+      .refine((m) => Object.keys(m).length <= BOUNDS.metricCount.max, {
+        message: `at most ${BOUNDS.metricCount.max} metrics`,
+        params: OUT_OF_RANGE,
+      }),
   })
   .strict();
 export type MetricsRecord = z.infer<typeof metricsRecordSchema>;
 
+/** Records per batch message: 256 records of ~300 bytes stay well under the 64 KiB payload limit. */
+export const MAX_BATCH_RECORDS = 256;
+
+/**
+ * Wire version 2 of topic `.../metrics` (QoS 1, not retained): several consecutive records of one task
+ * in one message, each a complete v1 record. Receivers check every record on its own, so one bad record
+ * never costs its neighbours; v1 messages (one bare record) stay accepted.
+ */
+export const metricsBatchSchema = z
+  .object({
+    v: z.literal(2),
+    records: z.array(z.unknown()).min(1).max(MAX_BATCH_RECORDS),
+  })
+  .strict();
+export type MetricsBatch = { v: 2; records: MetricsRecord[] };
+
+/**
+ * The controller's retained watermark for one task (topic `.../<role>/<index>/stored`, retained, QoS 0):
+ * every `seq` in [from, through] of that task is durably stored. The sidecar keeps a record in its
+ * outbox until a watermark covers it, so a record is never forgotten before the controller has it.
+ */
+export const storedWatermarkSchema = z
+  .object({ v: z.literal(1), from: boundedInt('seq'), through: boundedInt('seq'), ts: bounded('ts') })
+  .strict()
+  .refine((w) => w.from <= w.through, { message: 'from must be ≤ through', path: ['from'] });
+export type StoredWatermark = z.infer<typeof storedWatermarkSchema>;
+
 export const TASK_STATES = ['online', 'done', 'lost'] as const;
 /** Retained task status (topic `.../status`); the sidecar's Last Will publishes `lost`. */
 export const taskStatusSchema = z
-  .object({ v: z.literal(1), state: z.enum(TASK_STATES), ts: nonNegative })
+  .object({ v: z.literal(1), state: z.enum(TASK_STATES), ts: bounded('ts') })
   .strict();
 export type TaskStatus = z.infer<typeof taskStatusSchema>;
 

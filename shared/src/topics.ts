@@ -36,6 +36,8 @@ const taskPrefix = (t: TaskId): string => `${TOPIC_ROOT}/${t.namespace}/${t.job}
 
 export const metricsTopic = (t: TaskId): string => `${taskPrefix(t)}/metrics`;
 export const statusTopic = (t: TaskId): string => `${taskPrefix(t)}/status`;
+/** The controller's retained watermark of what it has durably stored for the task (see `schemas.ts`). */
+export const storedTopic = (t: TaskId): string => `${taskPrefix(t)}/stored`;
 export const planTopic = (j: JobId): string => `${TOPIC_ROOT}/${j.namespace}/${j.job}/plan`;
 export const CONTROLLER_STATUS_TOPIC = `${TOPIC_ROOT}/controller/status` as const;
 
@@ -44,9 +46,19 @@ export const METRICS_FILTER = `${TOPIC_ROOT}/+/+/+/+/metrics` as const;
 export const STATUS_FILTER = `${TOPIC_ROOT}/+/+/+/+/status` as const;
 export const PLAN_FILTER = `${TOPIC_ROOT}/+/+/plan` as const;
 
+/**
+ * MQTT client ids. The controller subscribes under one fixed id whichever replica leads, so a new
+ * leader resumes the persistent session (and the records queued in it) of the one that died. A
+ * sidecar's id names its task with `.` separators, which RFC 1123 labels cannot contain, so two
+ * tasks never share an id; with per-task broker identities the broker binds each id to its user.
+ */
+export const CONTROLLER_CLIENT_ID = 'optimus-controller' as const;
+export const taskClientId = (t: TaskId): string => `optimus.${t.namespace}.${t.job}.${t.role}.${t.index}`;
+
 export type ParsedTopic =
   | { kind: 'metrics'; task: TaskId }
   | { kind: 'status'; task: TaskId }
+  | { kind: 'stored'; task: TaskId }
   | { kind: 'plan'; job: JobId }
   | { kind: 'controller-status' };
 
@@ -63,7 +75,7 @@ export function parseTopic(topic: string): ParsedTopic | null {
   }
   if (parts.length !== 7) return null;
   const kind = parts[6];
-  if (kind !== 'metrics' && kind !== 'status') return null;
+  if (kind !== 'metrics' && kind !== 'status' && kind !== 'stored') return null;
   const index = parts[5] !== undefined && /^\d+$/.test(parts[5]) ? Number(parts[5]) : NaN;
   const task = taskIdSchema.safeParse({ namespace: parts[2], job: parts[3], role: parts[4], index });
   return task.success ? { kind, task: task.data } : null;

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { MAX_BATCH_RECORDS } from '../../shared/src/schemas';
 import { ROLES, type Role, type TaskId } from '../../shared/src/topics';
 import type { VersionChoice } from './mqtt/connection';
 import { LOG_FORMATS, type LogFormat } from './parse/select';
@@ -34,6 +35,12 @@ export interface SidecarConfig {
   keepaliveSec: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
+  /** Records per MQTT message (wire v2 batches); 1 publishes bare v1 records. */
+  batchRecords: number;
+  /** Resend what the broker acknowledged but the controller did not confirm after this long. */
+  resendAfterMs: number;
+  /** At the end of training, how long to wait for the controller's confirmation before exiting. */
+  confirmWaitMs: number;
   debug: boolean;
 }
 
@@ -76,6 +83,18 @@ const SETTINGS = {
   keepalive: ['OPTIMUS_KEEPALIVE_SEC', 'MQTT keep-alive seconds (default 30)'],
   'reconnect-min-ms': ['OPTIMUS_RECONNECT_MIN_MS', 'first reconnect delay (default 500)'],
   'reconnect-max-ms': ['OPTIMUS_RECONNECT_MAX_MS', 'longest reconnect delay (default 10000)'],
+  'batch-records': [
+    'OPTIMUS_BATCH_RECORDS',
+    'records per MQTT message, wire v2 (default 64; 1 = one v1 record per message)',
+  ],
+  'resend-after-ms': [
+    'OPTIMUS_RESEND_AFTER_MS',
+    'resend records the controller has not confirmed stored after this long (default 15000)',
+  ],
+  'confirm-wait-sec': [
+    'OPTIMUS_CONFIRM_WAIT_SEC',
+    "at the end, wait this long for the controller's confirmation before exiting (default 120)",
+  ],
   debug: ['OPTIMUS_DEBUG', 'set to 1 for debug logs (samples of unparsed lines)'],
 } as const;
 type Key = keyof typeof SETTINGS;
@@ -118,7 +137,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): SidecarConfi
   const int = (k: Key, dflt: number | null, min: number): number | null => {
     const v = raw(k);
     if (v === undefined) return dflt;
-    if (!/^\d+$/.test(v) || Number(v) < min)
+    if (!/^\d{1,15}$/.test(v) || Number(v) < min)
       throw new ConfigError(`${name(k)} must be an integer ≥ ${min}, got "${v}"`);
     return Number(v);
   };
@@ -177,6 +196,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): SidecarConfi
     keepaliveSec: int('keepalive', 30, 1) as number,
     reconnectMinMs: int('reconnect-min-ms', 500, 1) as number,
     reconnectMaxMs: int('reconnect-max-ms', 10_000, 1) as number,
+    batchRecords: Math.min(MAX_BATCH_RECORDS, int('batch-records', 64, 1) as number),
+    resendAfterMs: int('resend-after-ms', 15_000, 100) as number,
+    confirmWaitMs: (int('confirm-wait-sec', 120, 0) as number) * 1000,
     debug: raw('debug') === '1' || raw('debug') === 'true',
   };
 }

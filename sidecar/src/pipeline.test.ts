@@ -7,7 +7,7 @@ import { Pipeline } from './pipeline';
 
 type Progress = { ino: number | null; pos: number; nextSeq: number };
 
-function pipelineFrom(start?: { ino: number | null; pos: number }) {
+function pipelineFrom(start?: { ino: number | null; pos: number }, outboxPath: string | null = null) {
   const progress: Progress[] = [];
   const pipeline = new Pipeline({
     parser: createLineParser('mxnet'),
@@ -16,8 +16,16 @@ function pipelineFrom(start?: { ino: number | null; pos: number }) {
     maxPending: 100,
     nextSeq: 10,
     ...(start ? { start } : {}),
-    outbox: new Outbox(null),
-    courier: new Courier({ topic: 't', window: 8, ratePerSec: 100, onAckedThrough: () => {}, now: () => 0 }),
+    outbox: new Outbox(outboxPath),
+    courier: new Courier({
+      topic: 't',
+      window: 8,
+      ratePerSec: 100,
+      maxBatch: 16,
+      resendAfterMs: 10_000,
+      onStoredThrough: () => {},
+      now: () => 0,
+    }),
     log: createLogger(false, () => {}),
     now: () => 0,
     onProgress: (p) => progress.push(p),
@@ -47,5 +55,19 @@ describe('Pipeline progress', () => {
     pipeline.reset();
     pipeline.endOfRead();
     expect(progress.at(-1)).toMatchObject({ pos: 0 });
+  });
+});
+
+describe('Pipeline on a full disk', () => {
+  it('neither sends nor counts as read what the outbox refused: reading pauses, the position stays', () => {
+    const { pipeline, progress } = pipelineFrom({ ino: 42, pos: 0 }, '/dev/full');
+    const text = 'Epoch[0] Batch [0-50]\tSpeed: 100.00 samples/sec\taccuracy=0.5\n';
+    pipeline.bytes(Buffer.from(text), 0, text.length, text.length, 42);
+    pipeline.endOfRead();
+    expect(progress).toEqual([]);
+    expect(pipeline.canRead()).toBe(false);
+    expect(pipeline.counters.diskErrors).toBe(1);
+    pipeline.endOfRead(); // the next wake-up tries again
+    expect(pipeline.counters.diskErrors).toBe(2);
   });
 });

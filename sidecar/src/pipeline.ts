@@ -30,7 +30,7 @@ export interface PipelineOptions {
   log: Logger;
   now: () => number;
   /** Called after each read with the position to persist (debounced by the caller). */
-  onProgress: (p: { ino: number | null; pos: number; nextSeq: number }) => void;
+  onProgress: (p: Progress) => void;
   onFinished: () => void;
 }
 
@@ -42,6 +42,14 @@ export interface PipelineCounters {
   rejected: number;
   longLines: number;
   resets: number;
+  /** Failed outbox appends (a full or failing disk). */
+  diskErrors: number;
+}
+
+interface Progress {
+  ino: number | null;
+  pos: number;
+  nextSeq: number;
 }
 
 export class Pipeline implements TailSink {
@@ -52,7 +60,10 @@ export class Pipeline implements TailSink {
     rejected: 0,
     longLines: 0,
     resets: 0,
+    diskErrors: 0,
   };
+  /** Numbered records the outbox could not take yet (in order): neither sent nor counted as read. */
+  private unpersisted: OutboxEntry[] = [];
   private readonly splitter: LineSplitter;
   private readonly assembler: RecordAssembler;
   private drafts: DraftRecord[] = [];
@@ -98,15 +109,40 @@ export class Pipeline implements TailSink {
     this.assembler.flush();
     this.counters.longLines = this.splitter.longLines;
     const pos = this.pos - this.splitter.pendingBytes;
-    const entries = this.sequence(pos);
-    this.opts.outbox.append(entries);
-    this.opts.courier.enqueueAll(entries);
+    for (const e of this.sequence(pos)) this.unpersisted.push(e);
     this.wakeId++;
-    this.opts.onProgress({ ino: this.ino, pos, nextSeq: this.nextSeq });
+    this.persist({ ino: this.ino, pos, nextSeq: this.nextSeq });
+  }
+
+  /**
+   * A record is sent only once it is in the outbox, and the saved position never moves past a
+   * record that is not: after a crash the same lines are numbered again with the same seqs, and
+   * since none of them ever left the process, no seq can reach the controller with two contents.
+   * A full disk therefore pauses reading (the log holds the lines) until an append succeeds; every
+   * wake-up of the tailer (at least each poll) tries again.
+   */
+  private persist(at: Progress): void {
+    if (this.unpersisted.length > 0) {
+      if (!this.opts.outbox.append(this.unpersisted)) {
+        this.counters.diskErrors++;
+        const n = this.counters.diskErrors;
+        if (n === 1 || n % 60 === 0)
+          this.opts.log.warn('cannot write the outbox; reading paused until it can', {
+            error: this.opts.outbox.lastError?.code ?? String(this.opts.outbox.lastError),
+            waiting: this.unpersisted.length,
+            attempts: n,
+          });
+        return;
+      }
+      const ready = this.unpersisted;
+      this.unpersisted = [];
+      this.opts.courier.enqueueAll(ready);
+    }
+    this.opts.onProgress(at);
   }
 
   canRead(): boolean {
-    return this.opts.courier.pendingCount < this.opts.maxPending;
+    return this.unpersisted.length === 0 && this.opts.courier.pendingCount < this.opts.maxPending;
   }
 
   finished(): void {

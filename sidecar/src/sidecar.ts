@@ -6,7 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TaskStatus } from '../../shared/src/schemas';
-import { metricsTopic, statusTopic } from '../../shared/src/topics';
+import {
+  CONTROLLER_STATUS_TOPIC,
+  metricsTopic,
+  statusTopic,
+  storedTopic,
+  taskClientId,
+} from '../../shared/src/topics';
 import { ConfigError, type SidecarConfig } from './config';
 import { Courier } from './delivery/courier';
 import { Outbox } from './delivery/outbox';
@@ -14,7 +20,8 @@ import { freshSeq, type SidecarState, StateStore } from './delivery/state-store'
 import { FileTailer } from './input/file-tailer';
 import { readStdin } from './input/stdin-reader';
 import type { Logger } from './log';
-import { MqttConnection } from './mqtt/connection';
+import { parseControllerStatus, parseWatermark } from './delivery/watermark';
+import { MqttConnection, SUBSCRIBE_PACKET_ID } from './mqtt/connection';
 import { createLineParser } from './parse/select';
 import { Pipeline } from './pipeline';
 import { validateTaskStatus } from './validate/wire';
@@ -50,21 +57,29 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
   const pendingAtStart = outbox.load().filter((e) => e.seq > state.ackedSeq);
 
   let saveTimer: NodeJS.Timeout | null = null;
-  const saveNow = (): void => {
+  let saveFailures = 0;
+  const saveNow = (): boolean => {
     if (saveTimer !== null) clearTimeout(saveTimer);
     saveTimer = null;
-    store.save(state);
+    if (store.save(state)) return true;
+    // A full disk: the outbox still proves which seqs are in use (it is not shrunk meanwhile).
+    if (saveFailures++ % 60 === 0)
+      log.warn('cannot save the state file; retrying', { error: store.lastError?.code ?? 'unknown' });
+    saveSoon();
+    return false;
   };
   const saveSoon = (): void => {
     saveTimer ??= setTimeout(saveNow, 1000);
   };
-
   const courier = new Courier({
     topic: metricsTopic(cfg.task),
     window: cfg.window,
     ratePerSec: cfg.ratePerSec,
+    maxBatch: cfg.batchRecords,
+    resendAfterMs: cfg.resendAfterMs,
+    reservedPacketId: SUBSCRIBE_PACKET_ID,
     now: Date.now,
-    onAckedThrough: (seq) => {
+    onStoredThrough: (seq) => {
       state.ackedSeq = Math.max(state.ackedSeq, seq);
       outbox.compact(courier.pendingEntries(), saveNow);
       saveSoon();
@@ -72,6 +87,9 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
       checkDone();
     },
   });
+  // Saved once now: the state file takes its only block while there is room; later saves rewrite it
+  // in place, so a disk that fills up later cannot refuse them (and the outbox can be emptied).
+  saveNow();
   courier.enqueueAll(pendingAtStart);
 
   let finishedReading = false;
@@ -81,11 +99,9 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
   const conn = new MqttConnection({
     url: cfg.brokerUrl,
     version: cfg.mqttVersion,
-    clientId: `optimus-${cfg.task.namespace}-${cfg.task.job}-${cfg.task.role}-${cfg.task.index}`.slice(
-      0,
-      128,
-    ),
-    username: cfg.username,
+    // With per-task broker identities the broker binds this id to the task's user (ADR 0013).
+    clientId: taskClientId(cfg.task),
+    username: cfg.username ?? (cfg.password !== undefined ? taskClientId(cfg.task) : undefined),
     password: cfg.password,
     tls: { ca: cfg.ca, cert: cfg.cert, key: cfg.key },
     keepaliveSec: cfg.keepaliveSec,
@@ -102,7 +118,19 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
       courier.onDisconnect();
       log.info('disconnected', { reason, pending: courier.pendingCount });
     },
-    onAck: (id, ok) => courier.onAck(id, ok),
+    onAck: (id, ok) => {
+      courier.onAck(id, ok);
+      // At the end, the broker having everything may be enough (OPTIMUS_CONFIRM_WAIT_SEC).
+      if (finishedReading) checkDone();
+    },
+    // The controller's watermark of this task and its status (ADR 0012).
+    subscriptions: [storedTopic(cfg.task), CONTROLLER_STATUS_TOPIC],
+    onMessage: (topic, payload) => {
+      if (topic === CONTROLLER_STATUS_TOPIC) controllerStatus(payload);
+      else watermark(payload);
+    },
+    onSubscribeRefused: (topics) =>
+      log.warn('the broker refused a subscription; records are resent until confirmed', { topics }),
     // A file is polled at least every OPTIMUS_POLL_MS, so its acknowledgements can wait for the next
     // read (ADR 0008); standard input may stay silent for long, so there they are read at once.
     acksMayWait: cfg.logPath === '-' ? undefined : () => acksMayWait(),
@@ -148,16 +176,46 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
     },
   });
 
-  // Once reading is over and nothing is pending: retained `done`, a clean DISCONNECT (no Last Will), exit 0.
+  const watermark = (payload: Buffer): void => {
+    const w = parseWatermark(payload);
+    if (w !== null) courier.onStored(w.from, w.through);
+  };
+  let controllerTs: number | null = null;
+  const controllerStatus = (payload: Buffer): void => {
+    const st = parseControllerStatus(payload);
+    if (st === null) return;
+    // A controller that came (back) online under a new status: it gets everything unconfirmed again.
+    const changed = st.online && controllerTs !== null && st.ts !== controllerTs;
+    if (st.online) controllerTs = st.ts;
+    courier.onControllerStatus(st.online, changed);
+  };
+
+  // Once reading is over and the controller has confirmed everything (or, at the latest, the broker has
+  // it and OPTIMUS_CONFIRM_WAIT_SEC passed): retained `done`, a clean DISCONNECT (no Last Will), exit 0.
   let finishing = false;
+  let confirmDeadline: number | null = null;
   function checkDone(): void {
-    if (!finishedReading || finishing || courier.pendingCount > 0 || !conn.isConnected) return;
+    if (!finishedReading || finishing || !conn.isConnected) return;
+    if (courier.pendingCount > 0) {
+      if (courier.unacknowledgedCount > 0) return;
+      const now = Date.now();
+      if (confirmDeadline === null) setTimeout(checkDone, cfg.confirmWaitMs + 5).unref();
+      const deadline = (confirmDeadline ??= now + cfg.confirmWaitMs);
+      if (now < deadline) return;
+      log.warn(
+        'the controller has not confirmed every record; the broker holds them, the outbox keeps them',
+        {
+          unconfirmed: courier.pendingCount,
+        },
+      );
+    }
     finishing = true;
     void courier.sendControl(statusTopic(cfg.task), statusPayload('done')).then(async (ok) => {
       finishing = false;
       if (!ok) return; // reconnect calls checkDone again
       saveNow();
       input.stop();
+      courier.stop();
       await conn.stop(true);
       log.info('done', { ...pipeline.counters });
       resolveExit(0);
@@ -171,6 +229,7 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
     log.info('signal; stopping', { signal: sig, pending: courier.pendingCount });
     input.stop();
     saveNow();
+    courier.stop();
     void conn.stop(false).then(() => resolveExit(courier.pendingCount === 0 ? 0 : 1));
   };
   // Kubernetes stops sidecars with SIGTERM once the training container has ended: if it left the done

@@ -14,7 +14,7 @@ describe('bench:sidecar --json', () => {
   it('prints one JSON document with the contract fields, every record delivered', async () => {
     const { stdout } = await run(
       path.join(root, 'node_modules/.bin/tsx'),
-      ['sidecar/bench/bench.ts', '--json', '--duration', '3', '--lines', '20000'],
+      ['sidecar/bench/bench.ts', '--json', '--duration', '3', '--lines', '20000', '--idle', '2'],
       { cwd: root, timeout: 60_000 },
     );
     const doc = JSON.parse(stdout) as Record<string, unknown>;
@@ -25,8 +25,11 @@ describe('bench:sidecar --json', () => {
       'cpuFraction',
       'latencyP99Ms',
       'floorCpuFraction',
+      'idleCpuFraction',
     ])
       expect(Number.isFinite(doc[k]), k).toBe(true);
+    // null only when the floor measured 0 clock ticks (a run of a few seconds).
+    expect(doc['cpuRatioToFloor'] === null || Number.isFinite(doc['cpuRatioToFloor'])).toBe(true);
     expect(doc['recordsReceived']).toBe(doc['linesWritten']);
     expect(doc['linesWritten']).toBeGreaterThan(0);
   }, 90_000);

@@ -105,15 +105,17 @@ it('publishes over mqtts:// with a verified broker, a client certificate and a p
       OPTIMUS_BROKER_CA_FILE: path.join(dir, 'ca.pem'),
       OPTIMUS_BROKER_CERT_FILE: path.join(dir, 'client.pem'),
       OPTIMUS_BROKER_KEY_FILE: path.join(dir, 'client.key'),
+      // No controller here to confirm the records: exit once the broker has them.
+      OPTIMUS_CONFIRM_WAIT_SEC: '0',
     },
   );
   expect(await run.exited, run.stderr()).toBe(0);
   await expect.poll(() => got.length).toBeGreaterThanOrEqual(3);
   await sub.endAsync(true);
-  expect(logins).toContain('optimus-ml-tls-job-worker-0:sidecar:s3cret');
+  expect(logins).toContain('optimus.ml.tls-job.worker.0:sidecar:s3cret');
   expect(clientSubjects).toContain('optimus-sidecar');
   const metrics = got.find((m) => m.startsWith('metrics:'));
-  expect(JSON.parse(metrics?.slice(8) ?? '{}')).toMatchObject({
+  expect((JSON.parse(metrics?.slice(8) ?? '{}') as { records: unknown[] }).records[0]).toMatchObject({
     loss: 1.5,
     stepTime: 0.5,
     lossName: 'cross-entropy',

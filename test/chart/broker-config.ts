@@ -7,12 +7,10 @@ import { findObject, type K8sObject } from './render';
 export interface BrokerConfig {
   /** mosquitto.conf as rendered. */
   readonly conf: string;
-  /** The ACL file as rendered. */
-  readonly acl: string;
-  /** The init container's shell script that builds the hashed password file. */
-  readonly authScript: string;
-  /** Plain credentials per role, from the generated Secrets. */
-  readonly credentials: Readonly<Record<'controller' | 'sidecar', { username: string; password: string }>>;
+  /** The init container's shell script that creates the dynamic-security file. */
+  readonly initScript: string;
+  /** The controller's credentials, from the generated Secret (the only broker Secret). */
+  readonly controller: { username: string; password: string };
 }
 
 const decode = (s: string | undefined): string => Buffer.from(s ?? '', 'base64').toString('utf8');
@@ -24,36 +22,14 @@ export function brokerConfig(objects: readonly K8sObject[]): BrokerConfig {
   const spec = (
     deploy['spec'] as { template: { spec: { initContainers: { name: string; command: string[] }[] } } }
   ).template.spec;
-  const init = spec.initContainers.find((c) => c.name === 'auth');
-  if (init === undefined) throw new Error('the broker Deployment has no `auth` init container');
-  const secret = (role: string): { username: string; password: string } => {
-    const s = findObject(objects, 'Secret', `-broker-${role}`)['data'] as Record<string, string>;
-    return { username: decode(s['username']), password: decode(s['password']) };
-  };
+  const init = spec.initContainers.find((c) => c.name === 'dynamic-security');
+  if (init === undefined) throw new Error('the broker Deployment has no `dynamic-security` init container');
+  const s = findObject(objects, 'Secret', '-broker-controller')['data'] as Record<string, string>;
   return {
     conf: data['mosquitto.conf'] ?? '',
-    acl: data['acl'] ?? '',
-    authScript: init.command[init.command.length - 1] ?? '',
-    credentials: { controller: secret('controller'), sidecar: secret('sidecar') },
+    initScript: init.command[init.command.length - 1] ?? '',
+    controller: { username: decode(s['username']), password: decode(s['password']) },
   };
-}
-
-/** Parses an ACL file into `user -> ["read optimus/v1/#", ...]` (comments and blanks dropped). */
-export function parseAcl(acl: string): Map<string, string[]> {
-  const users = new Map<string, string[]>();
-  let current = '';
-  for (const raw of acl.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const [word, ...rest] = line.split(/\s+/);
-    if (word === 'user') {
-      current = rest.join(' ');
-      users.set(current, []);
-    } else if (word === 'topic') {
-      users.get(current)?.push(rest.join(' '));
-    }
-  }
-  return users;
 }
 
 /** Parses `key value` lines of mosquitto.conf (repeated keys keep every value). */
@@ -69,9 +45,13 @@ export function parseConf(conf: string): Map<string, string[]> {
   return out;
 }
 
-/** Rewrites the container paths (/mosquitto/..., /credentials/...) into a local directory. */
+/** Where Debian's package puts the dynamic-security plugin (the image has it under /usr/lib). */
+export const DEBIAN_DYNSEC_PLUGIN = '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so';
+
+/** Rewrites the container paths (/mosquitto/..., /credentials/..., the plugin) into a local directory. */
 export function localisePaths(text: string, dir: string): string {
   return text
+    .replace(/^plugin \S+$/m, `plugin ${DEBIAN_DYNSEC_PLUGIN}`)
     .replaceAll('/mosquitto/', `${dir}/mosquitto/`)
     .replaceAll('/credentials/', `${dir}/credentials/`);
 }

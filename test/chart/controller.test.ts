@@ -126,7 +126,10 @@ describe('controller Deployment', () => {
       limits: { memory: '96Mi' },
     });
     expect(cfg.brokerUrl).toBe(`mqtt://optimus-mosquitto.${NAMESPACE}.svc:1883`);
-    expect(cfg.sidecarCredentialsSecret).toBe('optimus-broker-sidecar');
+    // The bundled broker has no shared sidecar credential: every job gets its own (ADR 0013).
+    expect(cfg.sidecarCredentialsSecret).toBeUndefined();
+    expect(cfg.brokerIdentities).toBe('dynsec');
+    expect(cfg.brokerProbeJob).toBe('optimus-system/helm-test');
     expect(cfg.leaseName).toBe('optimus-controller');
   });
 

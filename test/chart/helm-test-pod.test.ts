@@ -1,5 +1,5 @@
 /**
- * The `helm test` pod: a hook that publishes one synthetic metrics record as the sidecar user and
+ * The `helm test` pod: a hook that publishes one synthetic metrics record as a task of the test job and
  * checks through the controller replicas' /metrics that it arrived. Its shell script is run here
  * with stand-ins for nslookup, wget and mosquitto_pub on PATH (busybox-style output), so its logic —
  * summing over replicas, success only on an increase, failure on timeout — is exercised for real.
@@ -45,9 +45,11 @@ describe('helm test pod as rendered', () => {
     expect(podLabels).toMatchObject((svc['spec'] as { selector: Record<string, string> }).selector);
   });
 
-  it('publishes as the publish-only sidecar user on a task metrics topic', () => {
+  it("publishes as the test job's own task identity (bundled broker, ADR 0013) on a task metrics topic", () => {
     const secretRefs = container.env.filter((e) => e.valueFrom).map((e) => e.valueFrom!.secretKeyRef.name);
-    expect(new Set(secretRefs)).toEqual(new Set(['optimus-broker-sidecar']));
+    expect(new Set(secretRefs)).toEqual(new Set(['helm-test-optimus-broker']));
+    expect(envValue('MQTT_USERNAME')).toBe(`optimus.${NAMESPACE}.helm-test.worker.0`);
+    expect(envValue('MQTT_CLIENT_ID')).toBe(envValue('MQTT_USERNAME'));
     expect(parseTopic(envValue('TOPIC'))).toEqual({
       kind: 'metrics',
       task: { namespace: NAMESPACE, job: 'helm-test', role: 'worker', index: 0 },
@@ -56,7 +58,8 @@ describe('helm test pod as rendered', () => {
 
   it('checks a counter the controller really exports (controller/src/runtime/metrics.ts)', () => {
     const counter = envValue('COUNTER');
-    expect(counter).toBe('optimus_messages_received_total');
+    // The test job is no real job: its record is counted as rejected (unknown-job) when it arrives.
+    expect(counter).toBe('optimus_messages_rejected_total');
     const phases = Object.fromEntries(JOB_PHASES.map((p) => [p, 0])) as Record<JobPhase, number>;
     const metric = createMetrics(() => phases).registry.getSingleMetric(counter);
     expect(metric?.constructor.name).toBe('Counter');
@@ -115,11 +118,11 @@ case "$url" in
 esac
 [ -n "\${n:-}" ] || exit 0
 if [ -f "${dir}/published" ]; then case "$url" in "http://${receiver ?? 'none'}:"*) n=$((n+1)) ;; esac; fi
-echo '# HELP optimus_messages_received_total Messages received'
-echo '# TYPE optimus_messages_received_total counter'
-echo "optimus_messages_received_total{kind=\\"metrics\\"} $n"
-echo 'optimus_messages_received_total{kind="status"} 0'
-echo 'optimus_messages_rejected_total{reason="schema"} 3'`,
+echo '# HELP optimus_messages_rejected_total Messages rejected'
+echo '# TYPE optimus_messages_rejected_total counter'
+echo "optimus_messages_rejected_total{reason=\\"unknown-job\\"} $n"
+echo 'optimus_messages_rejected_total{reason="schema"} 0'
+echo 'optimus_messages_received_total 3'`,
     );
     const env: Record<string, string> = { PATH: `${bin}:${process.env['PATH'] ?? ''}` };
     for (const e of container.env) env[e.name] = e.value ?? `secret-${e.name.toLowerCase()}`;

@@ -8,7 +8,7 @@ import { startFakeApi, type FakeApi } from './fake-discovery-api';
 import { CHART_DIR, ensureHelm, runHelm } from './helm';
 import { NAMESPACE, RELEASE, findObject, parseManifests, renderChart, type K8sObject } from './render';
 
-const SECRETS = ['optimus-webhook-tls', 'optimus-broker-controller', 'optimus-broker-sidecar'];
+const SECRETS = ['optimus-webhook-tls', 'optimus-broker-controller'];
 
 let api: FakeApi;
 let firstInstall: K8sObject[];
@@ -63,8 +63,8 @@ describe('upgrade keeps generated secrets (lookup)', () => {
     expect(data(fresh, 'optimus-webhook-tls')['ca.crt']).not.toBe(
       data(firstInstall, 'optimus-webhook-tls')['ca.crt'],
     );
-    expect(data(fresh, 'optimus-broker-sidecar')['password']).not.toBe(
-      data(firstInstall, 'optimus-broker-sidecar')['password'],
+    expect(data(fresh, 'optimus-broker-controller')['password']).not.toBe(
+      data(firstInstall, 'optimus-broker-controller')['password'],
     );
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rbacRules } from '../../controller/src/k8s';
+import { SecretCredentials } from '../../controller/src/k8s/broker-credentials';
 import { allowedBy } from '../../controller/src/k8s/crd';
 import { CredentialsDistributor } from '../../controller/src/k8s/credentials';
 import { startTestCluster } from './cluster-fixture';
@@ -48,6 +49,12 @@ describe('RBAC rules (charts/optimus/files/rbac-rules.yaml)', () => {
       await store.close(); // updates it
       await storeOf(backend).load(); // reads it
       await backend.status.report('default/j', { progress: 0.5 });
+      // Per-job broker credentials (ADR 0013): created, rotated, removed with the job.
+      const secrets = new SecretCredentials({ clients: backend.clients, owner: () => undefined });
+      const job = { namespace: 'default', job: 'j', maxPs: 1, maxWorkers: 1 };
+      await secrets.put(job, 'first');
+      await secrets.put(job, 'second');
+      await secrets.remove(job);
       // The sidecar credentials: read the source in the home namespace, copy it, update the copy.
       await cluster.clients.core.createNamespacedSecret({
         namespace: 'optimus-system',

@@ -114,12 +114,13 @@ imagePullSecrets:
 {{- end -}}
 {{- end -}}
 
-{{/* Secret (keys username, password) of the sidecars' publish-only broker user. */}}
+{{/*
+Secret (keys username, password) of the sidecars' broker user with an external broker. The bundled
+broker has none: the controller gives every job its own identities and Secret (ADR 0013).
+*/}}
 {{- define "optimus.brokerSidecarSecret" -}}
 {{- if .Values.broker.external.url -}}
 {{- .Values.broker.external.sidecarCredentialsSecret -}}
-{{- else -}}
-{{- include "optimus.componentName" (dict "root" . "suffix" "broker-sidecar") -}}
 {{- end -}}
 {{- end -}}
 

@@ -24,6 +24,12 @@ const envSchema = z.object({
   OPTIMUS_BROKER_USERNAME: z.string().min(1).optional(),
   OPTIMUS_BROKER_PASSWORD_FILE: z.string().min(1).optional(),
   OPTIMUS_BROKER_CA_FILE: z.string().min(1).optional(),
+  OPTIMUS_BROKER_CLIENT_ID: z.string().min(1).max(128).default('optimus-controller'),
+  OPTIMUS_BROKER_IDENTITIES: z.enum(['none', 'dynsec']).default('none'),
+  OPTIMUS_BROKER_PROBE_JOB: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be <namespace>/<job>')
+    .optional(),
   OPTIMUS_HTTP_PORT: port.default(8080),
   OPTIMUS_WEBHOOK_PORT: port.default(8443),
   OPTIMUS_WEBHOOK_CERT_FILE: z.string().min(1).default('/tls/tls.crt'),
@@ -78,6 +84,18 @@ export const SETTINGS = {
   OPTIMUS_BROKER_USERNAME: ['--broker-username', 'broker user name'],
   OPTIMUS_BROKER_PASSWORD_FILE: ['--broker-password-file', 'file holding the broker password'],
   OPTIMUS_BROKER_CA_FILE: ['--broker-ca-file', 'CA bundle for mqtts://'],
+  OPTIMUS_BROKER_CLIENT_ID: [
+    '--broker-client-id',
+    'MQTT client id, the same for every replica (default optimus-controller)',
+  ],
+  OPTIMUS_BROKER_IDENTITIES: [
+    '--broker-identities',
+    'none, or dynsec: per-task broker identities and a Secret per job (default none)',
+  ],
+  OPTIMUS_BROKER_PROBE_JOB: [
+    '--broker-probe-job',
+    '<namespace>/<job> that gets broker identities without being a job (helm test)',
+  ],
   OPTIMUS_HTTP_PORT: ['--http-port', 'HTTP API, /healthz, /readyz, /metrics (default 8080)'],
   OPTIMUS_WEBHOOK_PORT: ['--webhook-port', 'HTTPS port of the sidecar-injection webhook (default 8443)'],
   OPTIMUS_WEBHOOK_CERT_FILE: ['--webhook-cert-file', 'webhook TLS certificate (default /tls/tls.crt)'],
@@ -126,6 +144,12 @@ export interface ControllerConfig {
   readonly brokerUsername: string | undefined;
   readonly brokerPasswordFile: string | undefined;
   readonly brokerCaFile: string | undefined;
+  /** One MQTT client id for every replica: the leader takes over the persistent session (and its queue). */
+  readonly brokerClientId: string;
+  /** `dynsec`: the controller administers Mosquitto's dynamic security and gives each job its identities. */
+  readonly brokerIdentities: 'none' | 'dynsec';
+  /** `<namespace>/<job>` given a broker identity without being a job (for `helm test`). */
+  readonly brokerProbeJob: string | undefined;
   readonly httpPort: number;
   readonly webhookPort: number;
   readonly webhookCertFile: string;
@@ -190,6 +214,9 @@ export function loadConfig(
     brokerUsername: e.OPTIMUS_BROKER_USERNAME,
     brokerPasswordFile: e.OPTIMUS_BROKER_PASSWORD_FILE,
     brokerCaFile: e.OPTIMUS_BROKER_CA_FILE,
+    brokerClientId: e.OPTIMUS_BROKER_CLIENT_ID,
+    brokerIdentities: e.OPTIMUS_BROKER_IDENTITIES,
+    brokerProbeJob: e.OPTIMUS_BROKER_PROBE_JOB,
     httpPort: e.OPTIMUS_HTTP_PORT,
     webhookPort: e.OPTIMUS_WEBHOOK_PORT,
     webhookCertFile: e.OPTIMUS_WEBHOOK_CERT_FILE,

@@ -71,7 +71,8 @@ describe('HTTP API (in process)', () => {
     ['bad JSON', () => post('{"name":', 't'), 400, /not valid JSON/],
     ['invalid job', () => post(JSON.stringify({ ...job, batchSize: -1 }), 't'), 400, /batchSize/],
     ['missing token', () => post(JSON.stringify(job)), 401, /missing bearer token/],
-    ['wrong token', () => post(JSON.stringify(job), 'nope'), 403, /invalid bearer token/],
+    ['wrong token', () => post(JSON.stringify(job), 'nope'), 401, /invalid bearer token/],
+    ['a longer wrong token', () => post(JSON.stringify(job), 't'.repeat(64)), 401, /invalid bearer token/],
     ['huge body', () => post(JSON.stringify({ ...job, pad: 'x'.repeat(1 << 20) }), 't'), 413, /larger than/],
   ])('rejects %s with a JSON 4xx', async (_n, init, status, message) => {
     const { app } = build('t');
@@ -80,6 +81,58 @@ describe('HTTP API (in process)', () => {
     const body = (await r.json()) as { error: { message: string; status: number } };
     expect(body.error.status).toBe(status);
     expect(body.error.message).toMatch(message);
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['wrong', 'nope'],
+  ])('answers a %s token with 401 and WWW-Authenticate: Bearer error="invalid_token"', async (_n, token) => {
+    const { app, rt } = build('t');
+    const r = await app.request('/api/v1/jobs', post(JSON.stringify(job), token));
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    const d = await app.request('/api/v1/jobs/default/a', {
+      method: 'DELETE',
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    expect(d.status).toBe(401);
+    expect(rt.list()).toHaveLength(0);
+  });
+
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['a form', 'application/x-www-form-urlencoded'],
+    ['multipart', 'multipart/form-data; boundary=x'],
+    ['*/*', '*/*'],
+    ['no content type', undefined],
+    ['json look-alike', 'application/jsonp'],
+  ])('refuses a job sent as %s with 415 (no CORS-simple request can create jobs)', async (_n, type) => {
+    const { app, rt } = build();
+    const r = await app.request('/api/v1/jobs', {
+      method: 'POST',
+      headers: type === undefined ? {} : { 'content-type': type },
+      body: JSON.stringify(job),
+    });
+    expect(r.status).toBe(415);
+    expect(((await r.json()) as { error: { status: number } }).error.status).toBe(415);
+    expect(rt.list()).toHaveLength(0);
+  });
+
+  it('accepts application/json with a charset, and a DELETE without a body', async () => {
+    const { app } = build();
+    const r = await app.request('/api/v1/jobs', {
+      method: 'POST',
+      headers: { 'content-type': 'Application/JSON; charset=utf-8' },
+      body: JSON.stringify(job),
+    });
+    expect(r.status).toBe(201);
+    expect((await app.request('/api/v1/jobs/default/a', { method: 'DELETE' })).status).toBe(200);
+    const plain = await app.request('/api/v1/jobs/default/a', {
+      method: 'DELETE',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+    });
+    expect(plain.status).toBe(415);
   });
 
   it.each([

@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import type { RuntimeEvent } from '../runtime/events';
 import { parseJobSpec, type JobSpec } from '../runtime/job-spec';
 import { requireToken } from './auth';
+import { requireJson } from './content-type';
 import { dashboardRoutes, type DashboardRoutesOptions } from './dashboard-routes';
 import { docsRoutes } from './docs-routes';
 import { ApiError, errorResponse, onError } from './errors';
@@ -27,7 +28,7 @@ export interface ApiRuntime {
 
 export interface AppOptions {
   readonly runtime: ApiRuntime;
-  /** When set, POST and DELETE need `Authorization: Bearer <token>`. */
+  /** When set, POST and DELETE need `Authorization: Bearer <token>` (401 otherwise, RFC 6750). */
   readonly token?: string | undefined;
   readonly logError?: (err: Error) => void;
   /** Whether POST /api/v1/jobs is offered (local mode); Kubernetes users submit custom resources. */
@@ -46,6 +47,7 @@ export function createApp(o: AppOptions): Hono {
   const app = new Hono();
   const rt = o.runtime;
   const auth = requireToken(o.token);
+  const json = requireJson();
   app.onError((err, c) => onError(err, c, o.logError ?? (() => {})));
   app.notFound((c) => errorResponse(c, 404, `no route for ${c.req.method} ${c.req.path}`));
 
@@ -64,7 +66,7 @@ export function createApp(o: AppOptions): Hono {
     maxSize: MAX_BODY_BYTES,
     onError: (c) => errorResponse(c, 413, `request body larger than ${MAX_BODY_BYTES} bytes`),
   });
-  app.post('/api/v1/jobs', auth, limit, async (c) => {
+  app.post('/api/v1/jobs', auth, json, limit, async (c) => {
     if (o.allowSubmit === false)
       throw new ApiError(405, 'submitting over the API is only offered in local mode');
     let body: unknown;
@@ -77,7 +79,7 @@ export function createApp(o: AppOptions): Hono {
     if (!parsed.ok) throw new ApiError(400, `invalid job: ${parsed.error}`);
     return c.json(await rt.submit(parsed.spec), 201);
   });
-  app.delete('/api/v1/jobs/:ns/:name', auth, async (c) => {
+  app.delete('/api/v1/jobs/:ns/:name', auth, json, async (c) => {
     await rt.remove(`${c.req.param('ns')}/${c.req.param('name')}`);
     return c.json({ deleted: `${c.req.param('ns')}/${c.req.param('name')}` });
   });

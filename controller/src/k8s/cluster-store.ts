@@ -62,6 +62,9 @@ export class ClusterStore implements StateStore {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Records appended so far, and how many of them a complete flush has written (ADR 0012). */
+  private appended = 0;
+  private writtenThrough = 0;
   /** ConfigMap writes made, and records dropped by the budget (for tests and logs). */
   readonly stats = { writes: 0, dropped: 0 };
 
@@ -96,6 +99,7 @@ export class ClusterStore implements StateStore {
   }
 
   appendRecord(r: StoredRecord): void {
+    this.appended += 1;
     const s = this.stateOf(`${r.task.namespace}/${r.task.job}`);
     s.records.push(r);
     s.dirty = true;
@@ -116,6 +120,16 @@ export class ClusterStore implements StateStore {
     for (const id of this.state.keys()) if (!ids.has(id)) this.state.delete(id);
     this.schedule();
     return Promise.resolve();
+  }
+
+  /**
+   * True once every record appended before the call is in its ConfigMap: a flush now, which must
+   * write everything dirty (ADR 0012: the sidecars forget records only after this).
+   */
+  async durable(): Promise<boolean> {
+    const target = this.appended;
+    await this.flush();
+    return this.writtenThrough >= target;
   }
 
   /** Writes every dirty job now (after any flush in flight). */
@@ -144,13 +158,18 @@ export class ClusterStore implements StateStore {
 
   private async writeDirty(): Promise<void> {
     if (this.o.isLeader && !this.o.isLeader()) return;
+    const target = this.appended;
+    let complete = true;
     const owners = new Map(this.o.jobs().map((e) => [e.id, e.job]));
     for (const [id, s] of this.state) {
-      if (!s.dirty || s.record === null) continue;
+      if (!s.dirty) continue;
       // Not in the informer (deleted, or a relist in progress): nothing to own the ConfigMap now.
       // The state stays until the runtime forgets the job (saveDocument), then goes with it.
       const job = owners.get(id);
-      if (!job) continue;
+      if (!job || s.record === null) {
+        complete = false;
+        continue;
+      }
       const thinned = thinToBudget(s.records, this.o.maxRecordBytes ?? MAX_RECORD_BYTES);
       this.stats.dropped += thinned.dropped;
       s.records = thinned.kept;
@@ -160,9 +179,11 @@ export class ClusterStore implements StateStore {
         this.stats.writes += 1;
       } catch (err) {
         s.dirty = true; // the next flush tries again
+        complete = false;
         this.o.onError?.(err);
       }
     }
+    if (complete) this.writtenThrough = Math.max(this.writtenThrough, target);
   }
 
   private async write(job: OptimusJob, s: JobState): Promise<void> {

@@ -42,6 +42,8 @@ export interface RbacRuleSets {
   readonly cluster: readonly RbacRule[];
   readonly jobNamespaces: readonly RbacRule[];
   readonly home: readonly RbacRule[];
+  /** With the bundled broker only: each job's own broker Secret (ADR 0013). */
+  readonly perJobCredentials: readonly RbacRule[];
 }
 
 /** The rules by where the chart grants them. */
@@ -52,7 +54,7 @@ export function rbacRuleSets(): RbacRuleSets {
 /** Every rule the controller is granted (all sets); tests check every API call is covered. */
 export function rbacRules(): RbacRule[] {
   const s = rbacRuleSets();
-  return [...s.cluster, ...s.jobNamespaces, ...s.home];
+  return [...s.cluster, ...s.jobNamespaces, ...s.home, ...s.perJobCredentials];
 }
 
 /** True when some rule allows `verb` on `group`/`resource` (resource may be `plural/subresource`). */

@@ -21,8 +21,13 @@ import type { RunningServer } from '../http/serve';
 import { scaledClock } from '../runtime/clock';
 import { Controller } from '../runtime/controller';
 import { defaultCore } from '../runtime/default-core';
-import { connectBridge } from '../runtime/mqtt-bridge';
+import { createBridge } from '../runtime/mqtt-bridge';
 import type { MqttBridge } from '../runtime/mqtt-bridge';
+import { WatermarkPublisher } from '../runtime/watermarks';
+import { CONTROLLER_STATUS_TOPIC } from '../../../shared/src/topics';
+import { withBrokerAccess } from '../broker-access/with-broker-access';
+import type { JobAccess } from '../broker-access/job-access';
+import { brokerAccess } from './broker-access';
 import { checkpointFromMessage } from './checkpoint-feed';
 import { EVENT_REASON, registerEventMetrics } from './events';
 import { ClusterStore } from './cluster-store';
@@ -38,6 +43,8 @@ import { registerWebhookMetrics } from './webhook/metrics';
 import { DEFAULT_SIDECAR_RESOURCES } from './webhook/sidecar-config';
 
 const FEED_RETRY_MS = 5000;
+/** The cluster store's own flush period: each watermark waits for one flush (cluster-store.ts). */
+const DEFAULT_WATERMARK_INTERVAL_MS = 5000;
 
 export interface KubernetesRunOptions {
   readonly cfg: ControllerConfig;
@@ -78,6 +85,7 @@ function webhookOptions(cfg: ControllerConfig) {
           : DEFAULT_SIDECAR_RESOURCES,
         brokerUrl,
         ...(cfg.sidecarCredentialsSecret ? { credentialsSecret: cfg.sidecarCredentialsSecret } : {}),
+        ...(cfg.brokerIdentities === 'dynsec' ? { perJobCredentials: true } : {}),
         native: 'auto' as const,
       },
     },
@@ -149,28 +157,35 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
         })
       : null;
   let controller: Controller | null = null;
-  // The persistent session delivers what queued while no controller listened right after the
-  // CONNACK, before the runtime is ready; mqtt.js acknowledges those, so they are kept here.
-  const early: [string, Uint8Array][] = [];
-  const bridge: MqttBridge = await connectBridge({
+  const password = cfg.brokerPasswordFile
+    ? readSecretFile(cfg.brokerPasswordFile, 'OPTIMUS_BROKER_PASSWORD_FILE')
+    : undefined;
+  let access: JobAccess | null = null;
+  // One client id for every replica: this leader resumes the persistent session — and the records
+  // queued in it — of the one before (issue 13). Opened only once the runtime is ready, so nothing is
+  // acknowledged to the broker before it is stored (ADR 0012).
+  const bridge: MqttBridge = createBridge({
     url: cfg.brokerUrl,
-    clientId: `optimus-controller-${identity}`,
+    clientId: cfg.brokerClientId,
     username: cfg.brokerUsername,
-    password: cfg.brokerPasswordFile
-      ? readSecretFile(cfg.brokerPasswordFile, 'OPTIMUS_BROKER_PASSWORD_FILE')
-      : undefined,
+    password,
     ca: cfg.brokerCaFile ? readFileSync(cfg.brokerCaFile, 'utf8') : undefined,
     onMessage: (topic, payload) => {
       const cp = checkpointFromMessage(topic, payload);
       if (cp) backend.checkpoints.record(cp.jobId, cp.atMs);
-      if (controller?.ready) controller.handleMessage(topic, payload);
-      else early.push([topic, payload]);
+      controller?.handleMessage(topic, payload);
     },
     onError: (err) => log.warn({ err }, 'mqtt connection'),
+    birth: () => ({
+      topic: CONTROLLER_STATUS_TOPIC,
+      payload: JSON.stringify({ v: 1, state: 'online', ts: Date.now(), id: identity }),
+    }),
+    onConnect: () => void access?.reconcile(),
   });
+  access = brokerAccess({ cfg, backend, client: bridge.client, password, log });
   const ctl = new Controller({
     core: defaultCore(cfg.policy),
-    backend: rt,
+    backend: access ? withBrokerAccess(rt, access) : rt,
     store,
     publisher: bridge,
     clock: (origin) => scaledClock({ scale: 1, originMs: origin ?? Date.now() }),
@@ -184,10 +199,27 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   registerWebhookMetrics(ctl.metrics.registry, () => backend.webhookStats());
   // Resumes from what the cluster shows: the first round observes pods and statuses.
   await ctl.start();
-  for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
-  const jobApi = new JobApi(backend.clients);
+  // A watermark tells the sidecars what they may forget: only after the ConfigMaps hold it.
+  const watermarks = new WatermarkPublisher({
+    publisher: bridge,
+    durable: () => store.durable(),
+    intervalMs: o.store?.flushMs ?? DEFAULT_WATERMARK_INTERVAL_MS,
+    onError: (err) => log.warn({ err }, 'watermarks'),
+  });
+  ctl.ingest.listen(watermarks);
   // Injected sidecars request resources in every PS/worker pod: the policy must count them.
   const podOverhead = cfg.sidecarImage ? sidecarRequests(cfg.sidecarResources) : {};
+  // Every OptimusJob known before the queue is taken over: a record queued for a job the store did
+  // not hold yet (a leader that died before its first flush) would otherwise arrive for an unknown job.
+  await syncJobs(ctl, backend.jobs.list(), podOverhead).catch((err: unknown) =>
+    log.warn({ err }, 'job sync'),
+  );
+  await bridge.open();
+  if (access && cfg.brokerProbeJob) {
+    const [namespace = '', job = ''] = cfg.brokerProbeJob.split('/');
+    await access.grant({ namespace, job, maxPs: 0, maxWorkers: 1 }, 5000);
+  }
+  const jobApi = new JobApi(backend.clients);
   let retry: NodeJS.Timeout | undefined;
   const feed = debounce(
     async () => {
@@ -245,6 +277,8 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
       await ctl.stop();
       await http.close();
       await rt.close();
+      await watermarks.stop();
+      access?.close();
       await bridge.close();
       await store.close();
       await backend.stop();

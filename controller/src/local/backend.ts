@@ -18,7 +18,7 @@ import { perWorkerBatch, type JobSpec } from '../runtime/job-spec';
 import { JobFiles } from './job-files';
 import type { PidRegistry } from './processes';
 import { awaitOrStop, spawnNode, stopProcess, type Spawned } from './processes';
-import { spawnSidecar } from './sidecar-process';
+import { spawnSidecar, type SidecarSettings } from './sidecar-process';
 import { trainerConfig } from './task-config';
 import type { TrainerConfig } from './trainer/config';
 
@@ -33,7 +33,7 @@ export interface LocalBackendOptions {
   readonly root: string;
   readonly trainerScript: string;
   /** The sidecar bundle and the broker it publishes to; null runs no sidecars (executor tests). */
-  readonly sidecar: { readonly script: string; readonly brokerUrl: string } | null;
+  readonly sidecar: SidecarSettings | null;
   readonly timeScale: number;
   readonly restartCostSec: number;
   readonly pids: PidRegistry;

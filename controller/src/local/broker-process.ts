@@ -1,31 +1,93 @@
 /**
- * Starts (or, after a controller crash, reuses) the embedded broker process of a state
- * directory. The bundle is built with esbuild once per start, like the trainer's.
+ * Starts (or, after a controller crash, reuses) the embedded broker process of a state directory,
+ * and supervises it: a broker that dies is started again on the same port, so sidecars and the
+ * controller reconnect to the URL they know. The bundle is built with esbuild once per start.
+ *
+ * aedes keeps its state in memory, so a restarted broker has lost the queued messages and retained
+ * topics; end-to-end acknowledgement (ADR 0012) makes that survivable: sidecars resend what the
+ * controller has not confirmed, and the controller publishes its status and plans again.
  */
 import { build } from 'esbuild';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnNode } from './processes';
+import { spawnNode, type Spawned } from './processes';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const SUPERVISE_MS = 250;
+const START_TIMEOUT_MS = 10_000;
 
 export interface BrokerProcess {
   readonly url: string;
   /** True when a broker left by an earlier controller was reused. */
   readonly reused: boolean;
+  /** Times the broker died and was started again. */
+  readonly restarts: number;
   stop(): Promise<void>;
 }
 
-export async function ensureBrokerProcess(o: { dir: string; marker: string }): Promise<BrokerProcess> {
+export interface BrokerProcessOptions {
+  readonly dir: string;
+  readonly marker: string;
+  /** Told after each restart (and each failed attempt) of a broker that died. */
+  readonly onRestart?: (e: { restarts: number; error?: unknown }) => void;
+}
+
+interface Running {
+  readonly pid: number;
+  readonly spawned: Spawned | null;
+}
+
+export async function ensureBrokerProcess(o: BrokerProcessOptions): Promise<BrokerProcess> {
   const info = join(o.dir, 'broker.json');
-  const old = readInfo(info);
-  if (old && ownedBy(old.pid, o.marker) && (await reachable(old.port))) {
-    return { url: `mqtt://127.0.0.1:${old.port}`, reused: true, stop: async () => stopPid(old.pid) };
-  }
-  rmSync(info, { force: true });
   const script = join(o.dir, 'bin', 'broker.mjs');
+  const old = readInfo(info);
+  let port: number;
+  let current: Running;
+  let reused = false;
+  if (old && ownedBy(old.pid, o.marker) && (await reachable(old.port))) {
+    [port, current, reused] = [old.port, { pid: old.pid, spawned: null }, true];
+  } else {
+    rmSync(info, { force: true });
+    await bundle(script);
+    const started = await spawnBroker({ ...o, info, script, port: 0 });
+    [port, current] = [started.port, started.running];
+  }
+  let restarts = 0;
+  let stopping = false;
+  let restarting: Promise<void> | null = null;
+  const check = (): void => {
+    if (stopping || restarting || isAlive(current.pid)) return;
+    restarting = (async () => {
+      if (!existsSync(script)) await bundle(script);
+      const started = await spawnBroker({ ...o, info, script, port });
+      current = started.running;
+      restarts += 1;
+      o.onRestart?.({ restarts });
+    })()
+      .catch((error: unknown) => o.onRestart?.({ restarts, error }))
+      .finally(() => (restarting = null));
+  };
+  const timer = setInterval(check, SUPERVISE_MS);
+  timer.unref();
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    reused,
+    get restarts() {
+      return restarts;
+    },
+    stop: async () => {
+      stopping = true;
+      clearInterval(timer);
+      await restarting;
+      await stopBroker(current);
+      rmSync(info, { force: true });
+    },
+  };
+}
+
+async function bundle(script: string): Promise<void> {
   // aedes' dependencies are CommonJS: an ESM bundle needs a `require` (esbuild's documented banner).
   const banner =
     "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);";
@@ -39,34 +101,49 @@ export async function ensureBrokerProcess(o: { dir: string; marker: string }): P
     logLevel: 'silent',
     banner: { js: banner },
   });
+}
+
+async function spawnBroker(o: {
+  dir: string;
+  marker: string;
+  info: string;
+  script: string;
+  port: number;
+}): Promise<{ port: number; running: Running }> {
+  rmSync(o.info, { force: true });
   const p = spawnNode({
-    script,
-    args: [info],
-    env: { ...process.env, OPTIMUS_LOCAL_MARKER: o.marker },
+    script: o.script,
+    args: [o.info],
+    env: { ...process.env, OPTIMUS_LOCAL_MARKER: o.marker, OPTIMUS_BROKER_PORT: String(o.port) },
     stderrFile: join(o.dir, 'broker.stderr.log'),
   });
   // The broker must outlive a crashed controller: the event loop does not wait for it.
   p.child.unref();
-  const deadline = Date.now() + 10_000;
-  let started = readInfo(info);
-  while (!started) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let started = readInfo(o.info);
+  while (!started || started.pid !== p.child.pid) {
     if (Date.now() > deadline || p.child.exitCode !== null)
       throw new Error(`the embedded broker did not start (see ${join(o.dir, 'broker.stderr.log')})`);
     await new Promise((r) => setTimeout(r, 50));
-    started = readInfo(info);
+    started = readInfo(o.info);
   }
-  const port = started.port;
-  return {
-    url: `mqtt://127.0.0.1:${port}`,
-    reused: false,
-    stop: async () => {
-      // Unref'd at start so a crash leaves it running; ref'd again so we really wait for it here.
-      p.child.ref();
-      p.child.kill('SIGTERM');
-      await p.exited;
-      rmSync(info, { force: true });
-    },
-  };
+  return { port: started.port, running: { pid: started.pid, spawned: p } };
+}
+
+async function stopBroker(r: Running): Promise<void> {
+  if (r.spawned !== null) {
+    // Unref'd at start so a crash leaves it running; ref'd again so we really wait for it here.
+    r.spawned.child.ref();
+    r.spawned.child.kill('SIGTERM');
+    await r.spawned.exited;
+    return;
+  }
+  try {
+    process.kill(r.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 100 && isAlive(r.pid); i += 1) await new Promise((res) => setTimeout(res, 50));
 }
 
 function readInfo(file: string): { port: number; pid: number } | null {
@@ -75,6 +152,20 @@ function readInfo(file: string): { port: number; pid: number } | null {
     return JSON.parse(readFileSync(file, 'utf8')) as { port: number; pid: number };
   } catch {
     return null;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie (dead, not yet reaped by its parent) still answers signal 0.
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
   }
 }
 
@@ -95,20 +186,4 @@ function reachable(port: number): Promise<boolean> {
     });
     s.once('error', () => resolve(false));
   });
-}
-
-async function stopPid(pid: number): Promise<void> {
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  for (let i = 0; i < 100; i += 1) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

@@ -106,4 +106,6 @@ export const SMALL_WORKLOAD: readonly WorkloadJob[] = [
 export const WORKLOADS: Readonly<Record<string, readonly WorkloadJob[]>> = {
   demo: DEMO_WORKLOAD,
   small: SMALL_WORKLOAD,
+  /** Nothing is submitted: jobs come over the API (`POST /api/v1/jobs`). */
+  none: [],
 };

@@ -17,7 +17,14 @@ import { Controller } from '../runtime/controller';
 import type { Core } from '../runtime/core';
 import { defaultCore } from '../runtime/default-core';
 import { jobIdOf, parseJobSpec } from '../runtime/job-spec';
-import { connectBridge, type MqttBridge } from '../runtime/mqtt-bridge';
+import { createBridge, type MqttBridge } from '../runtime/mqtt-bridge';
+import { WatermarkPublisher } from '../runtime/watermarks';
+import { DynsecClient } from '../broker-access/dynsec-client';
+import { FileCredentials } from '../broker-access/file-credentials';
+import { DynsecIdentities } from '../broker-access/identities';
+import { JobAccess } from '../broker-access/job-access';
+import { withBrokerAccess } from '../broker-access/with-broker-access';
+import { CONTROLLER_STATUS_TOPIC, type TaskId } from '../../../shared/src/topics';
 import { LocalBackend, type LocalServer } from './backend';
 import { ensureBrokerProcess, type BrokerProcess } from './broker-process';
 import { DEMO_SERVERS, type WorkloadJob } from './demo-workload';
@@ -25,6 +32,11 @@ import { FileStore } from './file-store';
 import { PidRegistry } from './processes';
 import { runSummary, type RunSummary } from './summary';
 import { buildTrainer } from './trainer-bundle';
+
+/** How often the controller tells sidecars what it has stored (one watermark per task per interval). */
+const WATERMARK_INTERVAL_MS = 1000;
+
+const statusPayload = (id: string): string => JSON.stringify({ v: 1, state: 'online', ts: Date.now(), id });
 
 /** Wall ms between dashboard samples (progress, predictions, utilisation). */
 const DASHBOARD_SAMPLE_MS = 1000;
@@ -55,7 +67,14 @@ export interface LocalOptions {
   readonly policy: string;
   /** External broker; the embedded one when undefined. */
   readonly brokerUrl?: string | undefined;
+  /** The controller's credentials on an external broker. */
+  readonly brokerUsername?: string | undefined;
+  readonly brokerPassword?: string | undefined;
+  /** `dynsec`: administer the external Mosquitto's identities, one per task of each job (ADR 0013). */
+  readonly brokerIdentities?: 'none' | 'dynsec';
   readonly httpPort: number;
+  /** Address the API listens on: loopback unless told otherwise (it can submit and delete jobs). */
+  readonly httpHost?: string | undefined;
   readonly token?: string | undefined;
   readonly logLevel: string;
   readonly sidecarScript?: string;
@@ -104,6 +123,7 @@ async function startParts(
         app?.fetch(req) ?? Response.json({ error: { status: 503, message: 'starting' } }, { status: 503 }),
     },
     o.httpPort,
+    o.httpHost ?? '127.0.0.1',
   );
   undo.push(() => http.close());
   const marker = `optimus-local:${dir}`;
@@ -111,15 +131,29 @@ async function startParts(
   const reaped = await pids.reapOrphans(marker);
   if (reaped > 0) log.warn({ reaped }, 'stopped processes a previous controller left running');
   mkdirSync(join(dir, 'bin'), { recursive: true });
-  const broker: BrokerProcess | null = o.brokerUrl ? null : await ensureBrokerProcess({ dir, marker });
+  const broker: BrokerProcess | null = o.brokerUrl
+    ? null
+    : await ensureBrokerProcess({
+        dir,
+        marker,
+        onRestart: ({ restarts, error }) =>
+          error === undefined
+            ? log.warn({ restarts }, 'the embedded broker died; started it again on the same port')
+            : log.error({ err: error }, 'the embedded broker died and could not be started again; retrying'),
+      });
   if (broker) undo.push(() => broker.stop());
   if (broker?.reused) log.warn({ url: broker.url }, 'reusing the broker of the previous controller');
   const brokerUrl = o.brokerUrl ?? broker!.url;
+  const credentials = o.brokerIdentities === 'dynsec' ? new FileCredentials(join(dir, 'credentials')) : null;
   const backend = new LocalBackend({
     servers: o.servers ?? DEMO_SERVERS,
     root: join(dir, 'jobs'),
     trainerScript: await buildTrainer(join(dir, 'bin')),
-    sidecar: { script: o.sidecarScript ?? (await ensureSidecarBundle(log)), brokerUrl },
+    sidecar: {
+      script: o.sidecarScript ?? (await ensureSidecarBundle(log)),
+      brokerUrl,
+      ...(credentials ? { credentials: (task: TaskId) => credentials.sidecarEnv(task) } : {}),
+    },
     timeScale: o.timeScale,
     restartCostSec: o.restartCostSec,
     pids,
@@ -130,18 +164,34 @@ async function startParts(
   const store = new FileStore(join(dir, 'store'));
   undo.push(() => store.close());
   let controller: Controller | null = null;
-  const early: [string, Uint8Array][] = [];
-  const bridge: MqttBridge = await connectBridge({
+  let access: JobAccess | null = null;
+  // Opened only once the runtime is ready: until then the broker keeps the persistent session's
+  // queued records, unacknowledged (ADR 0012).
+  const bridge: MqttBridge = createBridge({
     url: brokerUrl,
     // A stable id: the broker keeps this persistent session's QoS 1 messages across a crash.
     clientId: 'optimus-controller-local',
-    onMessage: (t, p) => (controller?.ready ? controller.handleMessage(t, p) : early.push([t, p])),
+    username: o.brokerUsername,
+    password: o.brokerPassword,
+    onMessage: (t, p) => controller?.handleMessage(t, p),
     onError: (err) => log.warn({ err }, 'mqtt connection'),
+    birth: () => ({ topic: CONTROLLER_STATUS_TOPIC, payload: statusPayload('local') }),
+    onConnect: () => void access?.reconcile(),
   });
   undo.push(() => bridge.close());
+  if (credentials) {
+    if (!o.brokerUsername || !o.brokerPassword)
+      throw new Error("broker identities (dynsec) need the controller's broker user name and password");
+    access = new JobAccess({
+      identities: new DynsecIdentities(new DynsecClient(bridge.client), o.brokerUsername),
+      credentials,
+      key: `optimus-job-credentials:${o.brokerPassword}`,
+      onError: (err, job) => log.warn({ err, job }, 'broker access'),
+    });
+  }
   const ctl = new Controller({
     core: o.core ?? defaultCore(o.policy),
-    backend,
+    backend: access ? withBrokerAccess(backend, access) : backend,
     store,
     publisher: bridge,
     clock: (origin) => scaledClock({ scale: o.timeScale, originMs: origin ?? Date.now() }),
@@ -155,7 +205,14 @@ async function startParts(
   if (drained > 0) log.warn({ drained }, 'delivered what the sidecars of an earlier run still held');
   await ctl.start();
   undo.push(() => ctl.stop());
-  for (const [t, p] of early.splice(0)) ctl.handleMessage(t, p);
+  const watermarks = new WatermarkPublisher({
+    publisher: bridge,
+    durable: () => store.durable(),
+    intervalMs: WATERMARK_INTERVAL_MS,
+    onError: (err) => log.warn({ err }, 'watermarks'),
+  });
+  ctl.ingest.listen(watermarks);
+  await bridge.open();
   const arrivals = scheduleWorkload(ctl, o.workload, log);
   undo.push(async () => arrivals.cancel());
   const source = bindSource(ctl, async () => (await backend.observe()).servers);
@@ -192,6 +249,8 @@ async function startParts(
         await http.close();
         log.info('stopping: jobs (checkpoint) and sidecars (drain)');
         await backend.close();
+        await watermarks.stop();
+        access?.close();
         await bridge.close();
         await store.close();
         log.info('stopping: broker');

@@ -2,12 +2,19 @@
  * Starts the real sidecar bundle beside one worker, configured the way the admission webhook
  * configures it in a cluster: command-line identity plus OPTIMUS_* environment variables.
  */
+import type { TaskId } from '../../../shared/src/topics';
 import type { JobFiles } from './job-files';
 import { spawnNode, type Spawned } from './processes';
 
-export interface SidecarLaunch {
+/** What every sidecar of a local run shares: the bundle, the broker, and how it gets credentials. */
+export interface SidecarSettings {
   readonly script: string;
   readonly brokerUrl: string;
+  /** Broker credentials of one task as environment variables (per-job identities, ADR 0013). */
+  readonly credentials?: (task: TaskId) => Record<string, string>;
+}
+
+export interface SidecarLaunch extends SidecarSettings {
   readonly namespace: string;
   readonly name: string;
   readonly files: JobFiles;
@@ -34,14 +41,22 @@ export function spawnSidecar(o: SidecarLaunch): Spawned {
     '--index',
     String(index),
   ];
+  const task: TaskId = { namespace: o.namespace, job: o.name, role: 'worker', index };
+  // The controller's own broker credentials are not the sidecar's business (nothing is shared, ADR 0013).
+  const { OPTIMUS_BROKER_USERNAME: _u, OPTIMUS_BROKER_PASSWORD_FILE: _p, ...inherited } = process.env;
   const env = {
-    ...process.env,
+    ...inherited,
+    ...o.credentials?.(task),
     OPTIMUS_BATCH_SIZE: String(o.perWorkerBatch),
     OPTIMUS_STATE_DIR: files.sidecarState,
     OPTIMUS_DONE_FILE: files.doneMarker(index),
     // Local runs are short and time is accelerated: notice the done marker and reconnect quickly.
     OPTIMUS_POLL_MS: '200',
     OPTIMUS_RECONNECT_MAX_MS: '1000',
+    // A sidecar that drains a log while no controller listens (after a crash) must not wait long for
+    // confirmations: the broker queues its records, its outbox keeps them, and the next sidecar of
+    // the task (or the next drain) sends them again until the controller confirms (ADR 0012).
+    OPTIMUS_CONFIRM_WAIT_SEC: '2',
     OPTIMUS_LOCAL_MARKER: o.marker,
   };
   return spawnNode({ script: o.script, args, env, stderrFile: files.stderr(`sidecar-${index}`) });

@@ -114,6 +114,13 @@ export interface StateStore {
   load(): Promise<{ doc: RuntimeDocument | null; records: StoredRecord[] }>;
   /** Appends one accepted record durably before the runtime acts on it. */
   appendRecord(r: StoredRecord): void;
+  /**
+   * Optional: resolves true once every record appended before the call survives a crash of the
+   * controller (and of its host, where the store can promise that); false when it cannot say so yet.
+   * The controller's end-to-end acknowledgement (watermarks) waits for it (ADR 0012). Absent: the
+   * appends themselves are durable.
+   */
+  durable?(): Promise<boolean>;
   saveDocument(doc: RuntimeDocument): Promise<void>;
   /**
    * Optional: deletes the records of one incarnation of a removed job (and those without an

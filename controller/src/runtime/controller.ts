@@ -14,7 +14,7 @@ import { Coalesced } from './coalesced';
 import { Dispatcher, type Settled } from './dispatch';
 import { EventHub } from './events';
 import { neverFits, outsideLimits } from './fit-check';
-import { Ingest } from './ingest';
+import { Ingest, type SinkOutcome } from './ingest';
 import {
   jobReport,
   jobView,
@@ -140,8 +140,9 @@ export class Controller {
     this.plans = new PlanPublisher(o.publisher, (err, topic) => o.log.warn({ err, topic }, 'publish failed'));
     this.ingest = new Ingest(
       { onRecord: (t, r) => this.onRecord(t, r, !this.replaying), onStatus: (t, st) => this.onStatus(t, st) },
-      (reason, topic, detail) => {
+      (reason, topic, detail, field) => {
         this.metrics.messagesRejected.inc({ reason });
+        if (reason === 'out-of-range' && field) this.metrics.recordsOutOfRange.inc({ field });
         this.o.log.debug({ reason, topic, detail }, 'message rejected');
       },
       (err) => this.o.log.warn({ err }, 'a valid record could not be used'),
@@ -197,7 +198,9 @@ export class Controller {
   handleMessage(topic: string, payload: Uint8Array): void {
     const before = this.ingest.counters().received;
     this.ingest.handle(topic, payload);
-    if (this.ingest.counters().received > before) this.metrics.messagesReceived.inc();
+    // A v2 message carries several records: count each accepted one.
+    const added = this.ingest.counters().received - before;
+    if (added > 0) this.metrics.messagesReceived.inc(added);
   }
 
   /** A record from an in-process producer (the simulator): the same ingest, without the bytes. */
@@ -483,13 +486,14 @@ export class Controller {
     }
   }
 
-  private onRecord(task: TaskId, record: MetricsRecord, live: boolean): void {
+  private onRecord(task: TaskId, record: MetricsRecord, live: boolean): SinkOutcome {
     const e = this.entries.get(`${task.namespace}/${task.job}`);
-    if (!e) throw new Error(`record for unknown job ${task.namespace}/${task.job}`);
+    // Counted by the ingest (`unknown-job`), not stored: the sidecar keeps it and sends it again.
+    if (!e) return 'unknown-job';
     const { incarnation } = e.rec;
     if (live) this.o.store.appendRecord({ task, record, ...(incarnation !== undefined && { incarnation }) });
     e.obs.add(task, record, e.rec.spans);
-    if (!live) return;
+    if (!live) return 'stored';
     if (e.rec.phase === 'pre-run' && e.current) {
       const target = this.preRun.recordsPerWorker * e.current.shape.workers;
       if (e.obs.samplesInSpan(e.rec.spans.length - 1) >= target)
@@ -498,6 +502,7 @@ export class Controller {
     // Done is the convergence rule on the logged loss: act on it soon, not at the next interval.
     if (epochCompleted(e) && convergedEnd(e, false))
       this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
+    return 'stored';
   }
 
   private jobChanged(e: JobEntry): void {

@@ -25,7 +25,7 @@ const build = () => {
   const records: [TaskId, MetricsRecord][] = [];
   const statuses: string[] = [];
   const ingest = new Ingest({
-    onRecord: (t, r) => records.push([t, r]),
+    onRecord: (t, r) => void records.push([t, r]),
     onStatus: (_t, s) => statuses.push(s.state),
   });
   return { ingest, records, statuses };
@@ -118,5 +118,48 @@ describe('Ingest', () => {
     expect(ingest.handle(metricsTopic(task), bytes(record(0)))).toBe('duplicate');
     expect(records).toHaveLength(1);
     expect(ingest.perTask().get('ml/a/worker/0')).toEqual({ received: 1, maxSeq: 0 });
+  });
+});
+
+describe('Ingest: wire v2, unknown jobs, stored listeners', () => {
+  const batch = (...records: unknown[]) => bytes({ v: 2, records });
+
+  it('takes every good record of a batch and counts each bad one on its own', () => {
+    const { ingest, records } = build();
+    const outcome = ingest.handle(
+      metricsTopic(task),
+      batch(record(0), { ...record(1), epoch: 1e12 }, record(2)),
+    );
+    expect(outcome).toBe('out-of-range');
+    expect(records.map(([, r]) => r.seq)).toEqual([0, 2]);
+    expect(ingest.counters()).toMatchObject({ received: 2, rejected: { 'out-of-range': 1 } });
+  });
+
+  it('counts records for unknown jobs and does not mark them seen (a resend is accepted later)', () => {
+    let known = false;
+    const ingest = new Ingest({ onRecord: () => (known ? 'stored' : 'unknown-job'), onStatus: () => {} });
+    expect(ingest.handle(metricsTopic(task), bytes(record(0)))).toBe('unknown-job');
+    known = true;
+    expect(ingest.handle(metricsTopic(task), bytes(record(0)))).toBe('accepted');
+    expect(ingest.counters()).toMatchObject({ received: 1, rejected: { 'unknown-job': 1 } });
+  });
+
+  it('tells listeners what is stored — duplicates too, so a sender that missed the news hears it again', () => {
+    const { ingest } = build();
+    const heard: string[] = [];
+    const forgotten: string[] = [];
+    ingest.listen({
+      stored: (t, seq, seqs) => heard.push(`${t.index}:${seq}:${JSON.stringify(seqs.rangeOf(seq))}`),
+      forgotten: (tasks) => forgotten.push(...tasks.map((t) => t.job)),
+    });
+    ingest.handle(metricsTopic(task), batch(record(0), record(1)));
+    ingest.handle(metricsTopic(task), bytes(record(1)));
+    expect(heard).toEqual([
+      '0:0:{"from":0,"through":0}',
+      '0:1:{"from":0,"through":1}',
+      '0:1:{"from":0,"through":1}',
+    ]);
+    ingest.forgetJob('ml', 'a');
+    expect(forgotten).toEqual(['a']);
   });
 });

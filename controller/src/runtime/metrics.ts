@@ -9,6 +9,7 @@ export interface RuntimeMetrics {
   readonly registry: Registry;
   readonly messagesReceived: Counter;
   readonly messagesRejected: Counter<'reason'>;
+  readonly recordsOutOfRange: Counter<'field'>;
   readonly fits: Counter<'model' | 'result'>;
   readonly decisionLatency: Histogram;
   readonly rounds: Counter;
@@ -38,8 +39,14 @@ export function createMetrics(sources: MetricsSources | (() => Record<JobPhase, 
     }),
     messagesRejected: new Counter({
       name: 'optimus_messages_rejected_total',
-      help: 'Messages rejected, by reason',
+      help: 'Records and messages rejected, by reason (unknown-job: a record for a job the controller does not know)',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    recordsOutOfRange: new Counter({
+      name: 'optimus_records_out_of_range_total',
+      help: 'Records refused because a figure lies outside its physical bounds, by field',
+      labelNames: ['field'],
       registers: [registry],
     }),
     fits: new Counter({

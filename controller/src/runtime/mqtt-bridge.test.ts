@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedBroker } from '../local/broker';
 import { startEmbeddedBroker } from '../local/broker';
+import mqtt from 'mqtt';
 import type { MqttBridge } from './mqtt-bridge';
-import { connectBridge } from './mqtt-bridge';
+import { connectBridge, createBridge } from './mqtt-bridge';
 
 let broker: EmbeddedBroker | undefined;
 let bridge: MqttBridge | undefined;
@@ -36,5 +37,56 @@ describe('connectBridge', () => {
     await expect(
       connectBridge({ url: 'mqtt://127.0.0.1:1', clientId: 'bridge-test-fail', onMessage: () => {} }),
     ).rejects.toThrow();
+  });
+});
+
+describe('createBridge: nothing acknowledged before the runtime is ready (ADR 0012)', () => {
+  it('leaves the queued records of its session at the broker until opened, even across a crash', async () => {
+    broker = await startEmbeddedBroker(0);
+    const url = broker.url;
+    const got: string[] = [];
+    const first = await connectBridge({ url, clientId: 'bridge-queue', onMessage: () => {} });
+    await first.client.endAsync(true); // a persistent session, subscribed, now offline
+    const pub = await mqtt.connectAsync(url, { clientId: 'pub' });
+    for (let i = 0; i < 10; i++)
+      await pub.publishAsync('optimus/v1/ml/a/worker/0/metrics', String(i), { qos: 1 });
+    // A controller that starts, is killed before it is ready, and never opened its bridge.
+    const dead = createBridge({
+      url,
+      clientId: 'bridge-queue',
+      onMessage: (_t, p) => got.push(`dead:${String(p)}`),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await dead.close();
+    bridge = createBridge({ url, clientId: 'bridge-queue', onMessage: (_t, p) => got.push(String(p)) });
+    await bridge.open();
+    for (let i = 0; i < 50 && got.length < 10; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(got).toEqual(Array.from({ length: 10 }, (_, i) => String(i)));
+    await pub.endAsync();
+  });
+
+  it('publishes its birth message again after the broker restarted empty, and subscribes again', async () => {
+    broker = await startEmbeddedBroker(0);
+    const port = broker.port;
+    const got: string[] = [];
+    bridge = createBridge({
+      url: broker.url,
+      clientId: 'bridge-birth',
+      onMessage: (_t, p) => got.push(String(p)),
+      birth: () => ({ topic: 'optimus/v1/controller/status', payload: '{"v":1,"state":"online","ts":1}' }),
+    });
+    await bridge.open();
+    await broker.close();
+    broker = await startEmbeddedBroker(port);
+    const spy = await mqtt.connectAsync(broker.url, { clientId: 'spy', reconnectPeriod: 0 });
+    const status: string[] = [];
+    spy.on('message', (_t, p) => status.push(String(p)));
+    await spy.subscribeAsync('optimus/v1/controller/status', { qos: 1 });
+    for (let i = 0; i < 100 && status.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(status).toContain('{"v":1,"state":"online","ts":1}');
+    await spy.publishAsync('optimus/v1/ml/a/worker/0/metrics', 'after', { qos: 1 });
+    for (let i = 0; i < 50 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(got).toEqual(['after']);
+    await spy.endAsync();
   });
 });

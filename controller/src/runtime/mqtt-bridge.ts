@@ -1,33 +1,117 @@
 /**
- * The controller's MQTT adapter: subscribes to every task's metrics and status, hands each
- * message to the runtime, and publishes plans and the controller status (with a Last Will).
+ * The controller's MQTT adapter: subscribes to every task's metrics and status, hands each message to
+ * the runtime, and publishes plans, watermarks and the controller status (with a Last Will).
+ *
+ * Nothing is acknowledged to the broker before it is stored (ADR 0012). The bridge is created
+ * unconnected and opened only once the runtime is ready: the persistent session's queued messages
+ * stay at the broker, unacknowledged, until then (a controller killed while it recovers loses none),
+ * and each message is handed to `onMessage` synchronously before mqtt.js sends its PUBACK.
  */
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { CONTROLLER_STATUS_TOPIC, METRICS_FILTER, STATUS_FILTER } from '../../../shared/src/topics';
 import type { Publisher } from './controller';
 
+const CLOSE_TIMEOUT_MS = 2000;
+
 export interface BridgeOptions {
   readonly url: string;
+  /** One id for every replica (CONTROLLER_CLIENT_ID): a new leader resumes the session of the old. */
   readonly clientId: string;
   readonly username?: string | undefined;
   readonly password?: string | undefined;
   readonly ca?: string | undefined;
+  /**
+   * Stores the message before returning (mqtt.js acknowledges it to the broker right after).
+   * Must not throw.
+   */
   readonly onMessage: (topic: string, payload: Uint8Array) => void;
   /** Errors after the first CONNACK (connection resets, keep-alive timeouts); mqtt.js reconnects by itself. */
   readonly onError?: (err: Error) => void;
+  /**
+   * Published, retained, after every connect: a broker restarted without its state must learn the
+   * controller's `online` status again (the Last Will covers `offline`).
+   */
+  readonly birth?: () => { readonly topic: string; readonly payload: string };
+  /** Called after every connect (first and reconnects), e.g. to reconcile broker identities. */
+  readonly onConnect?: (client: MqttClient) => void;
 }
 
 export interface MqttBridge extends Publisher {
   readonly client: MqttClient;
+  /** Connects (waiting for the first CONNACK) and subscribes; the runtime must be ready. */
+  open(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Connects (waiting for the first CONNACK) and subscribes with QoS 1. */
-export async function connectBridge(o: BridgeOptions): Promise<MqttBridge> {
+/** Creates the bridge without connecting; see {@link MqttBridge.open}. */
+export function createBridge(o: BridgeOptions): MqttBridge {
+  const client = mqtt.connect(o.url, clientOptions(o));
+  // Attached before the CONNACK: a resumed session delivers its queued messages right after it.
+  client.on('message', (topic, payload) => o.onMessage(topic, payload));
+  let opened = false;
+  let connects = 0;
+  client.on('connect', (ack) => {
+    connects += 1;
+    const birth = o.birth?.();
+    if (birth) void client.publishAsync(birth.topic, birth.payload, { qos: 1, retain: true }).catch(noop);
+    // A broker that lost its state (no persistence) lost our subscriptions with the session
+    // (the first connect subscribes in `open`).
+    if (!ack.sessionPresent && connects > 1)
+      client.subscribe([METRICS_FILTER, STATUS_FILTER], { qos: 1 }, (err) => err && o.onError?.(err));
+    o.onConnect?.(client);
+  });
+  return {
+    client,
+    async open() {
+      opened = true;
+      await new Promise<void>((resolve, reject) => {
+        const failFirst = (err: Error) => {
+          client.end(true);
+          reject(err);
+        };
+        client.once('error', failFirst);
+        client.once('connect', () => {
+          // Later errors must neither end the client (it reconnects on its own) nor go unheard:
+          // an 'error' event without a listener would crash the process.
+          client.off('error', failFirst);
+          client.on('error', (err) => o.onError?.(err));
+          resolve();
+        });
+        client.connect();
+      });
+      await client.subscribeAsync([METRICS_FILTER, STATUS_FILTER], { qos: 1 });
+    },
+    async publish(topic, payload, { retain }) {
+      const sent = client.publishAsync(topic, payload, { qos: 1, retain });
+      // Before `open` (the runtime starting up) mqtt.js only queues the message: waiting for its
+      // acknowledgement would wait for the connection, which waits for the runtime.
+      if (!opened) return void sent.catch(noop);
+      await sent;
+    },
+    async close() {
+      // Never connected: there is no stream to end (mqtt.js would throw on it).
+      if (!opened) {
+        client.removeAllListeners();
+        return;
+      }
+      // With the broker down a graceful end waits for acknowledgements that never come: bounded.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>(
+        (r) => (timer = setTimeout(() => r('timeout'), CLOSE_TIMEOUT_MS)),
+      );
+      const r = await Promise.race([client.endAsync().then(() => 'ended' as const), timeout]);
+      clearTimeout(timer);
+      if (r === 'timeout') await client.endAsync(true).catch(noop);
+    },
+  };
+}
+
+function clientOptions(o: BridgeOptions): IClientOptions {
   const opts: IClientOptions = {
     clientId: o.clientId,
-    // A persistent session: QoS 1 metrics sent while we reconnect are queued by the broker.
+    // A persistent session: QoS 1 metrics sent while we are away are queued by the broker.
     clean: false,
+    manualConnect: true,
     reconnectPeriod: 500,
     connectTimeout: 10_000,
     will: {
@@ -40,32 +124,14 @@ export async function connectBridge(o: BridgeOptions): Promise<MqttBridge> {
   if (o.username !== undefined) opts.username = o.username;
   if (o.password !== undefined) opts.password = o.password;
   if (o.ca !== undefined) opts.ca = o.ca;
-  const client = mqtt.connect(o.url, opts);
-  // Attached before the CONNACK: a resumed session delivers its queued messages right after it,
-  // and mqtt.js acknowledges (and drops) messages nobody listens to.
-  client.on('message', (topic, payload) => o.onMessage(topic, payload));
-  await new Promise<void>((resolve, reject) => {
-    const failFirst = (err: Error) => {
-      client.end(true);
-      reject(err);
-    };
-    client.once('error', failFirst);
-    client.once('connect', () => {
-      // Later errors must neither end the client (it reconnects on its own) nor go unheard:
-      // an 'error' event without a listener would crash the process.
-      client.off('error', failFirst);
-      client.on('error', (err) => o.onError?.(err));
-      resolve();
-    });
-  });
-  await client.subscribeAsync([METRICS_FILTER, STATUS_FILTER], { qos: 1 });
-  return {
-    client,
-    async publish(topic, payload, { retain }) {
-      await client.publishAsync(topic, payload, { qos: 1, retain });
-    },
-    async close() {
-      await client.endAsync();
-    },
-  };
+  return opts;
+}
+
+const noop = (): void => {};
+
+/** {@link createBridge} and {@link MqttBridge.open} in one step, for tools and tests. */
+export async function connectBridge(o: BridgeOptions): Promise<MqttBridge> {
+  const bridge = createBridge(o);
+  await bridge.open();
+  return bridge;
 }

@@ -2,6 +2,7 @@
  * Observations of one job, built from its tasks' metrics records: loss by global step,
  * speed by shape, and the latest per-worker step time. Pure: time comes in on the records.
  */
+import { BOUNDS, clamp } from '../../../shared/src/bounds';
 import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { TaskId } from '../../../shared/src/topics';
 import type { LossPoint } from '../models/convergence/types';
@@ -55,7 +56,12 @@ export class JobObservations {
       this.setLoss(step, r.loss);
     }
     if (r.kind !== 'batch' || r.samplesPerSec === null || span === undefined) return;
-    const stepsPerSec = r.samplesPerSec / perWorkerBatch(this.spec, workers);
+    // Clamped like every figure the models derive: the wire bounds each input, not their quotients.
+    const stepsPerSec = clamp(
+      r.samplesPerSec / perWorkerBatch(this.spec, workers),
+      0,
+      BOUNDS.samplesPerSec.max,
+    );
     this.addSpeed(spanIndex, task.index, stepsPerSec, r.stepTime);
   }
 
@@ -159,12 +165,14 @@ export class JobObservations {
     // A checkpoint line says nothing about progress that the epoch lines have not said.
     if (r.epoch === null || r.kind === 'checkpoint') return null;
     const base = r.epoch * this.spec.stepsPerEpoch;
-    if (r.kind === 'epoch') return r.batch === null ? base + this.spec.stepsPerEpoch : base;
+    if (r.kind === 'epoch') return safeStep(r.batch === null ? base + this.spec.stepsPerEpoch : base);
     if (r.batch === null) return null;
     const perWorker = this.spec.mode === 'async' ? workers : 1;
-    return base + Math.min(this.spec.stepsPerEpoch, (r.batch + 1) * perWorker);
+    return safeStep(base + Math.min(this.spec.stepsPerEpoch, (r.batch + 1) * perWorker));
   }
 }
+
+const safeStep = (step: number): number => clamp(step, 0, Number.MAX_SAFE_INTEGER);
 
 /** Index of the span containing wall-clock `ts`, or -1. */
 export function findSpan(spans: readonly ShapeSpan[], ts: number): number {

@@ -35,3 +35,28 @@ describe('SeqSet', () => {
     );
   });
 });
+
+describe('SeqSet ranges', () => {
+  it('reports the run containing a seq, merging runs as gaps fill', () => {
+    const s = new SeqSet();
+    for (const q of [1, 2, 3, 7, 8]) s.add(q);
+    expect(s.rangeOf(2)).toEqual({ from: 1, through: 3 });
+    expect(s.rangeOf(5)).toBeNull();
+    expect(s.runs).toBe(2);
+    for (const q of [4, 5, 6]) s.add(q);
+    expect(s.rangeOf(8)).toEqual({ from: 1, through: 8 });
+    expect(s.runs).toBe(1);
+  });
+
+  it('keeps lookups logarithmic for scattered seqs: the work per message does not grow with the set', () => {
+    // Counted in comparisons, not timed: the tree's depth bounds every lookup (2·log2(n+1) for a
+    // red-black tree), whereas the former linear scan visited every range.
+    const s = new SeqSet();
+    for (let i = 0; i < 50_000; i++) s.add(i * 2);
+    expect(s.runs).toBe(50_000);
+    const depth = (s as unknown as { ranges: { getHeight(): number } }).ranges.getHeight();
+    expect(depth).toBeLessThanOrEqual(2 * Math.log2(50_001));
+    expect(s.has(99_998)).toBe(true);
+    expect(s.has(99_999)).toBe(false);
+  });
+});

@@ -35,6 +35,8 @@ function fakeLink(): Link & { sent: Sent[]; connected: boolean; polls: number; f
 
 const entry = (seq: number) => ({ seq, ino: 1, pos: seq * 10, payload: `r${seq}` });
 
+const v2 = (...payloads: string[]): string => `{"v":2,"records":[${payloads.join(',')}]}`;
+
 describe('Courier', () => {
   let now = 0;
   beforeEach(() => {
@@ -43,18 +45,24 @@ describe('Courier', () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  const make = (o: { window?: number; rate?: number } = {}) => {
-    const acked: number[] = [];
+  const make = (o: { window?: number; rate?: number; batch?: number; resendAfterMs?: number } = {}) => {
+    const stored: number[] = [];
     const c = new Courier({
       topic: 't',
       window: o.window ?? 4,
       ratePerSec: o.rate ?? 1000,
+      maxBatch: o.batch ?? 1,
+      resendAfterMs: o.resendAfterMs ?? 10_000,
+      reservedPacketId: 65535,
       now: () => now,
-      onAckedThrough: (s) => acked.push(s),
+      onStoredThrough: (s) => stored.push(s),
     });
     const link = fakeLink();
     c.attach(link);
-    return { c, link, acked };
+    return { c, link, stored };
+  };
+  const ackAll = (c: Courier, link: ReturnType<typeof fakeLink>): void => {
+    for (const s of [...link.sent]) c.onAck(s.id, true);
   };
 
   it('keeps at most `window` messages in flight and sends in order', () => {
@@ -65,7 +73,34 @@ describe('Courier', () => {
     now += 1; // one token
     vi.advanceTimersByTime(1);
     expect(link.sent.map((x) => x.payload)).toEqual(['r0', 'r1', 'r2']);
+    // Acknowledged by the broker is not confirmed by the controller: all five stay pending.
+    expect([c.pendingCount, c.unacknowledgedCount]).toEqual([5, 4]);
+  });
+
+  it('batches consecutive records into one v2 message', () => {
+    const { c, link } = make({ window: 2, batch: 3 });
+    c.enqueueAll([entry(0), entry(1), entry(2), entry(3), entry(4), entry(5), entry(6)]);
+    expect(link.sent.map((x) => x.payload)).toEqual([v2('r0', 'r1', 'r2'), v2('r3', 'r4', 'r5')]);
+    c.onAck(link.sent[0]!.id, true);
+    now += 1; // one token
+    vi.advanceTimersByTime(1);
+    expect(link.sent.at(-1)?.payload).toBe(v2('r6'));
+    expect(c.unacknowledgedCount).toBe(4);
+  });
+
+  it('forgets records only when a watermark covers them, and reports the confirmed prefix', () => {
+    const { c, link, stored } = make({ window: 10 });
+    c.enqueueAll([entry(0), entry(1), entry(2), entry(3)]);
+    ackAll(c, link);
     expect(c.pendingCount).toBe(4);
+    c.onStored(1, 2); // a gap at 0: nothing leaves yet
+    expect(stored).toEqual([]);
+    expect(c.pendingEntries().map((e) => e.seq)).toEqual([0, 3]);
+    c.onStored(0, 0);
+    expect(stored).toEqual([2]);
+    c.onStored(0, 9);
+    expect(stored).toEqual([2, 3]);
+    expect(c.pendingCount).toBe(0);
   });
 
   it('sends a batch in one flush and asks for acknowledgements only when they gate progress', () => {
@@ -77,7 +112,7 @@ describe('Courier', () => {
     expect(link.flushes).toBe(2);
     expect(link.sent).toHaveLength(4);
     expect([link.polls, c.needsAcks, c.acksWanted]).toEqual([1, true, true]);
-    for (const s of [...link.sent]) c.onAck(s.id, true);
+    ackAll(c, link);
     now += 1; // one token
     vi.advanceTimersByTime(1);
     expect(link.sent).toHaveLength(5);
@@ -93,31 +128,60 @@ describe('Courier', () => {
     expect(c.needsAcks).toBe(false);
   });
 
-  it('reports the acknowledged prefix even when acks come out of order', () => {
-    const { c, link, acked } = make();
-    for (let s = 0; s < 3; s++) c.enqueueAll([entry(s)]);
-    c.onAck(link.sent[1]!.id, true);
-    expect(acked).toEqual([]);
-    c.onAck(link.sent[0]!.id, true);
-    expect(acked).toEqual([1]);
-    expect(c.pendingEntries().map((e) => e.seq)).toEqual([2]);
-  });
-
-  it('resends everything unacknowledged, in order and flagged dup, after a reconnect', () => {
+  it('resends everything unconfirmed, in order and flagged dup, after a reconnect', () => {
     const { c, link } = make({ window: 10 });
-    for (let s = 0; s < 3; s++) c.enqueueAll([entry(s)]);
+    for (let s = 0; s < 4; s++) c.enqueueAll([entry(s)]);
     c.onAck(link.sent[0]!.id, true);
+    c.onAck(link.sent[1]!.id, true);
+    c.onStored(0, 0);
     link.connected = false;
     c.onDisconnect();
-    c.enqueueAll([entry(3)]);
+    c.enqueueAll([entry(4)]);
     link.connected = true;
     link.sent.length = 0;
     c.onConnect(null);
+    // seq 1 was acknowledged by the broker but never confirmed: the broker may have lost it.
     expect(link.sent.map((x) => [x.payload, x.dup])).toEqual([
       ['r1', true],
       ['r2', true],
-      ['r3', false],
+      ['r3', true],
+      ['r4', false],
     ]);
+  });
+
+  it('resends what waited too long for a watermark, backing off while nothing is confirmed', () => {
+    const { c, link } = make({ window: 10, resendAfterMs: 1000 });
+    c.enqueueAll([entry(0), entry(1)]);
+    ackAll(c, link);
+    link.sent.length = 0;
+    now = 999;
+    vi.advanceTimersByTime(999);
+    expect(link.sent).toHaveLength(0);
+    now = 1000;
+    vi.advanceTimersByTime(1);
+    expect(link.sent.map((x) => x.payload)).toEqual(['r0', 'r1']);
+    ackAll(c, link);
+    link.sent.length = 0;
+    now += 1000;
+    vi.advanceTimersByTime(1000);
+    expect(link.sent).toHaveLength(0); // doubled: 2 s now
+    now += 1000;
+    vi.advanceTimersByTime(1000);
+    expect(link.sent).toHaveLength(2);
+    expect(c.resends).toBe(2);
+  });
+
+  it('does not resend while the controller is offline, and resends at once when a new one comes online', () => {
+    const { c, link } = make({ window: 10, resendAfterMs: 1000 });
+    c.onControllerStatus(false, false);
+    c.enqueueAll([entry(0)]);
+    ackAll(c, link);
+    link.sent.length = 0;
+    now += 60_000;
+    vi.advanceTimersByTime(60_000);
+    expect(link.sent).toHaveLength(0);
+    c.onControllerStatus(true, true);
+    expect(link.sent.map((x) => x.payload)).toEqual(['r0']);
   });
 
   it('honours the broker Receive Maximum', () => {
@@ -135,7 +199,7 @@ describe('Courier', () => {
     for (let s = 0; s < 50; s++) c.enqueueAll([entry(s)]);
     link.connected = true;
     c.onConnect(null);
-    for (const s of link.sent) c.onAck(s.id, true);
+    ackAll(c, link);
     const first = link.sent.length;
     expect(first).toBeLessThanOrEqual(10);
     now += 1000;
@@ -148,7 +212,17 @@ describe('Courier', () => {
     const { c, link } = make();
     c.enqueueAll([entry(0)]);
     c.onAck(link.sent[0]!.id, false);
-    expect(c.pendingCount).toBe(1);
+    expect([c.pendingCount, c.unacknowledgedCount]).toEqual([1, 1]);
+  });
+
+  it('never gives a publish the packet id reserved for SUBSCRIBE', () => {
+    const { c, link } = make({ window: 1 });
+    for (let s = 0; s < 70_000; s++) {
+      c.enqueueAll([entry(s)]);
+      c.onAck(link.sent.at(-1)!.id, true);
+      c.onStored(s, s);
+    }
+    expect(link.sent.some((x) => x.id === 65535)).toBe(false);
   });
 
   it('sends retained control messages and resolves on their PUBACK', async () => {

@@ -1,8 +1,16 @@
 /**
- * Delivers queued records over an {@link MqttConnection} at least once, in order: a bounded in-flight
- * window (never above the broker's Receive Maximum) and a token bucket pace resends after a reconnect,
- * so a long backlog never bursts into the broker's queue.
+ * Delivers queued records over an {@link MqttConnection} at least once, in order, until the controller
+ * confirms it has stored them (ADR 0012). Records go out in batches (wire version 2: several records
+ * per PUBLISH), through a bounded in-flight window (never above the broker's Receive Maximum) and a
+ * token bucket that paces resends, so a long backlog never bursts into the broker's queue.
+ *
+ * A record passes three states: queued → acknowledged by the broker (PUBACK: frees the window) →
+ * stored (a controller watermark covers its seq: only now may it leave the outbox). What the broker
+ * acknowledged but the controller never confirmed is sent again: after every reconnect (the broker may
+ * have lost it), when a new controller comes online, and when it has waited `resendAfterMs` (doubling
+ * while nothing is confirmed). Duplicates are harmless: the controller de-duplicates on (task, seq).
  */
+import { MAX_BATCH_RECORDS } from '../../../shared/src/schemas';
 import type { OutboxEntry } from './outbox';
 
 /** What the courier needs from a connection (an interface so tests can drive it without sockets). */
@@ -26,18 +34,34 @@ export interface CourierOptions {
   window: number;
   /** Max messages per second (token bucket; burst = min(window, rate)). */
   ratePerSec: number;
-  /** Called with the highest seq below which everything is acknowledged, whenever it advances. */
-  onAckedThrough: (seq: number) => void;
+  /** Records per message: > 1 sends wire version 2 batches; 1 sends bare v1 records. */
+  maxBatch: number;
+  /** Resend what the broker acknowledged but no watermark confirmed after this long (then doubling). */
+  resendAfterMs: number;
+  /** Called with the highest seq through which everything is confirmed stored, whenever it advances. */
+  onStoredThrough: (seq: number) => void;
   now: () => number;
+  /** The packet id reserved for SUBSCRIBE, never used for a publish. */
+  reservedPacketId?: number;
 }
 
 interface Slot {
   entry: OutboxEntry;
+  /** A watermark covered it: done. */
+  stored: boolean;
+  /** The broker acknowledged it in the current session. */
   acked: boolean;
+  /** Published at least once (later sends carry the DUP flag). */
   sent: boolean;
+  inflight: boolean;
+  ackedAt: number;
 }
 
-type Inflight = { kind: 'record'; slot: Slot } | { kind: 'control'; done: (ok: boolean) => void };
+type Inflight = { kind: 'records'; slots: Slot[] } | { kind: 'control'; done: (ok: boolean) => void };
+
+/** Bytes of record JSON per batch message (the broker's limit is 64 KiB). */
+const MAX_BATCH_BYTES = 48 * 1024;
+const MAX_RESEND_BACKOFF = 16;
 
 export class Courier {
   private queue: Slot[] = [];
@@ -48,8 +72,16 @@ export class Courier {
   private window: number;
   private tokens: number;
   private lastRefill: number;
-  private timer: NodeJS.Timeout | null = null;
+  private pumpTimer: NodeJS.Timeout | null = null;
+  private resendTimer: NodeJS.Timeout | null = null;
+  private backoff = 1;
   private link: Link | null = null;
+  private unstored = 0;
+  private notAcked = 0;
+  private controlsInFlight = 0;
+  private controllerOnline = true;
+  /** Times unconfirmed records were sent again (for logs and tests). */
+  resends = 0;
 
   constructor(private readonly opts: CourierOptions) {
     this.window = opts.window;
@@ -57,8 +89,6 @@ export class Courier {
     this.lastRefill = opts.now();
   }
 
-  private unacked = 0;
-  private controlsInFlight = 0;
   /**
    * True while acknowledgements gate progress: queued records wait for room in the window or a
    * control message (status) waits for its acknowledgement.
@@ -75,17 +105,24 @@ export class Courier {
     return this.inflight.size * 2 >= this.window;
   }
 
-  /** Records not yet acknowledged. */
+  /** Records not yet confirmed stored by the controller (they stay in the outbox). */
   get pendingCount(): number {
-    return this.unacked;
+    return this.unstored;
   }
 
-  /** The unacknowledged entries, in order (for the disk outbox rewrite). */
+  /** Records the broker has not acknowledged yet (in this session). */
+  get unacknowledgedCount(): number {
+    return this.notAcked;
+  }
+
+  /** The unconfirmed entries, in order (for the disk outbox rewrite). */
   pendingEntries(): OutboxEntry[] {
-    return this.queue
-      .slice(this.head)
-      .filter((s) => !s.acked)
-      .map((s) => s.entry);
+    const out: OutboxEntry[] = [];
+    for (let i = this.head; i < this.queue.length; i++) {
+      const s = this.queue[i] as Slot;
+      if (!s.stored) out.push(s.entry);
+    }
+    return out;
   }
 
   attach(link: Link): void {
@@ -95,24 +132,51 @@ export class Courier {
   /** Queues entries in order and sends what the window allows, in one write. */
   enqueueAll(entries: readonly OutboxEntry[]): void {
     if (entries.length === 0) return;
-    for (const entry of entries) this.queue.push({ entry, acked: false, sent: false });
-    this.unacked += entries.length;
+    for (const entry of entries)
+      this.queue.push({ entry, stored: false, acked: false, sent: false, inflight: false, ackedAt: 0 });
+    this.unstored += entries.length;
+    this.notAcked += entries.length;
     this.pump();
   }
 
-  /** A new session: whatever was in flight is lost with the old one and goes again, in order. */
+  /** A new session: whatever was in flight is lost with the old one, and anything unconfirmed goes again. */
   onConnect(receiveMaximum: number | null): void {
     this.window = Math.max(1, Math.min(this.opts.window, receiveMaximum ?? Infinity));
-    for (const f of this.inflight.values()) if (f.kind === 'control') f.done(false);
-    this.inflight.clear();
-    this.cursor = this.head;
+    this.dropInflight();
+    this.unackAll();
     this.pump();
   }
 
   onDisconnect(): void {
-    for (const f of this.inflight.values()) if (f.kind === 'control') f.done(false);
-    this.inflight.clear();
-    this.cursor = this.head;
+    this.dropInflight();
+  }
+
+  /** The controller's retained status: a controller that (re)starts gets everything unconfirmed again. */
+  onControllerStatus(online: boolean, changed: boolean): void {
+    this.controllerOnline = online;
+    if (!online) return;
+    if (changed) {
+      this.backoff = 1;
+      this.resendUnstored();
+    } else this.armResend();
+  }
+
+  /** A watermark: every seq in [from, through] is stored. */
+  onStored(from: number, through: number): void {
+    let i = this.firstAtOrAfter(from);
+    let progress = false;
+    for (; i < this.queue.length; i++) {
+      const s = this.queue[i] as Slot;
+      if (s.entry.seq > through) break;
+      if (s.stored) continue;
+      s.stored = true;
+      this.unstored--;
+      if (!s.acked) this.notAcked--;
+      progress = true;
+    }
+    if (!progress) return;
+    this.backoff = 1;
+    this.advanceHead();
   }
 
   /** Publishes a retained control message (status) outside the record queue; resolves with success. */
@@ -145,12 +209,16 @@ export class Courier {
       f.done(ok);
       return;
     }
-    // A refused message (MQTT 5 reason ≥ 0x80) stays queued and goes again on the next session.
-    if (ok && !f.slot.acked) {
-      f.slot.acked = true;
-      this.unacked--;
+    const now = this.opts.now();
+    for (const s of f.slots) {
+      s.inflight = false;
+      // A refused message (MQTT 5 reason ≥ 0x80) stays unacknowledged and goes again on the next session.
+      if (!ok || s.stored || s.acked) continue;
+      s.acked = true;
+      s.ackedAt = now;
+      this.notAcked--;
     }
-    this.advanceHead();
+    this.armResend();
     this.pump();
   }
 
@@ -159,25 +227,132 @@ export class Courier {
     const link = this.link;
     if (link === null || !link.isConnected) return;
     this.refill();
-    while (this.cursor < this.queue.length && this.inflight.size < this.window) {
-      const slot = this.queue[this.cursor] as Slot;
-      if (slot.acked) {
-        this.cursor++;
-        continue;
-      }
+    while (this.inflight.size < this.window && this.skipToSendable()) {
       if (this.tokens < 1) {
         this.schedulePump();
         break;
       }
+      const batch = this.nextBatch();
       const id = this.allocateId();
-      this.inflight.set(id, { kind: 'record', slot });
-      link.publish(this.opts.topic, slot.entry.payload, id, { dup: slot.sent });
-      slot.sent = true;
+      this.inflight.set(id, { kind: 'records', slots: batch });
+      link.publish(this.opts.topic, this.payloadOf(batch), id, { dup: batch.some((s) => s.sent) });
+      for (const s of batch) [s.sent, s.inflight] = [true, true];
       this.tokens--;
-      this.cursor++;
     }
     link.flush();
     if (this.cursor < this.queue.length) link.pollAcks(); // the window or the pace holds records back
+  }
+
+  /** Stops timers (the process is about to exit). */
+  stop(): void {
+    if (this.pumpTimer) clearTimeout(this.pumpTimer);
+    if (this.resendTimer) clearTimeout(this.resendTimer);
+    this.pumpTimer = this.resendTimer = null;
+  }
+
+  /** Moves the cursor past records that need no sending; true when one does. */
+  private skipToSendable(): boolean {
+    while (this.cursor < this.queue.length) {
+      const s = this.queue[this.cursor] as Slot;
+      if (!s.stored && !s.acked && !s.inflight) return true;
+      this.cursor++;
+    }
+    return false;
+  }
+
+  /** The next records to send, in queue order, from the cursor (which it advances). */
+  private nextBatch(): Slot[] {
+    const batch: Slot[] = [];
+    let bytes = 0;
+    const max = Math.min(this.opts.maxBatch, MAX_BATCH_RECORDS);
+    while (this.cursor < this.queue.length && batch.length < max) {
+      const s = this.queue[this.cursor] as Slot;
+      if (s.stored || s.acked || s.inflight) {
+        this.cursor++;
+        continue;
+      }
+      const size = s.entry.payload.length + 1;
+      if (batch.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
+      batch.push(s);
+      bytes += size;
+      this.cursor++;
+    }
+    return batch;
+  }
+
+  /** Wire v2 (a batch) by default; a bare v1 record when batching is off. */
+  private payloadOf(batch: readonly Slot[]): string {
+    if (this.opts.maxBatch <= 1) return (batch[0] as Slot).entry.payload;
+    let body = '';
+    for (const s of batch) body += body === '' ? s.entry.payload : `,${s.entry.payload}`;
+    return `{"v":2,"records":[${body}]}`;
+  }
+
+  /** Every unconfirmed record the broker acknowledged goes again (from the oldest). */
+  private resendUnstored(): void {
+    this.unackAll();
+    this.resends++;
+    this.pump();
+  }
+
+  private unackAll(): void {
+    for (let i = this.head; i < this.queue.length; i++) {
+      const s = this.queue[i] as Slot;
+      if (s.stored || !s.acked || s.inflight) continue;
+      s.acked = false;
+      this.notAcked++;
+    }
+    this.cursor = this.head;
+  }
+
+  private dropInflight(): void {
+    for (const f of this.inflight.values()) {
+      if (f.kind === 'control') f.done(false);
+      else for (const s of f.slots) s.inflight = false;
+    }
+    this.inflight.clear();
+    this.cursor = this.head;
+  }
+
+  /** Arms the timer that resends what waited too long for a watermark (only while the controller is online). */
+  private armResend(): void {
+    if (this.resendTimer !== null || !this.controllerOnline) return;
+    const oldest = this.oldestAckedUnstored();
+    if (oldest === null) return;
+    const due = oldest + this.opts.resendAfterMs * this.backoff;
+    this.resendTimer = setTimeout(
+      () => {
+        this.resendTimer = null;
+        const first = this.oldestAckedUnstored();
+        if (first === null || !this.controllerOnline) return;
+        if (this.opts.now() >= first + this.opts.resendAfterMs * this.backoff) {
+          this.backoff = Math.min(MAX_RESEND_BACKOFF, this.backoff * 2);
+          this.resendUnstored();
+        }
+        this.armResend();
+      },
+      Math.max(1, due - this.opts.now()),
+    );
+  }
+
+  private oldestAckedUnstored(): number | null {
+    for (let i = this.head; i < this.queue.length; i++) {
+      const s = this.queue[i] as Slot;
+      if (!s.stored && s.acked) return s.ackedAt;
+    }
+    return null;
+  }
+
+  /** Index of the first queued slot with seq ≥ `seq` (slots are in seq order). */
+  private firstAtOrAfter(seq: number): number {
+    let lo = this.head;
+    let hi = this.queue.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.queue[mid] as Slot).entry.seq < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Burst size: the in-flight window, but never more than one second's worth of the rate. */
@@ -186,11 +361,11 @@ export class Courier {
   }
 
   private schedulePump(): void {
-    if (this.timer !== null) return;
+    if (this.pumpTimer !== null) return;
     const wait = Math.ceil(((1 - this.tokens) / this.opts.ratePerSec) * 1000);
-    this.timer = setTimeout(
+    this.pumpTimer = setTimeout(
       () => {
-        this.timer = null;
+        this.pumpTimer = null;
         this.pump();
       },
       Math.max(1, wait),
@@ -210,15 +385,16 @@ export class Courier {
     for (;;) {
       const id = this.nextId;
       this.nextId = id >= 65535 ? 1 : id + 1;
-      if (!this.inflight.has(id)) return id;
+      if (id !== this.opts.reservedPacketId && !this.inflight.has(id)) return id;
     }
   }
 
   private advanceHead(): void {
     const before = this.head;
-    while (this.head < this.queue.length && (this.queue[this.head] as Slot).acked) this.head++;
+    while (this.head < this.queue.length && (this.queue[this.head] as Slot).stored) this.head++;
     if (this.head === before) return;
-    this.opts.onAckedThrough((this.queue[this.head - 1] as Slot).entry.seq);
+    this.cursor = Math.max(this.cursor, this.head);
+    this.opts.onStoredThrough((this.queue[this.head - 1] as Slot).entry.seq);
     if (this.head > 1024 || this.head === this.queue.length) {
       this.queue = this.queue.slice(this.head);
       this.cursor -= this.head;

@@ -24,11 +24,19 @@ describe('Outbox', () => {
     const big = 'x'.repeat(4_200_000);
     o.append([entry(1, big)]);
     const calls: string[] = [];
-    o.compact([], () => calls.push('state saved'));
+    o.compact([], () => calls.push('state saved') > 0);
     expect(calls).toEqual(['state saved']);
     expect(fs.statSync(file).size).toBe(0);
     o.append([entry(2)]);
     expect(new Outbox(file).load()).toEqual([entry(2)]);
+  });
+
+  it('does not shrink the file when the state could not be saved first', () => {
+    const file = path.join(tmp(), 'o.jsonl');
+    const o = new Outbox(file);
+    o.append([entry(1, 'x'.repeat(4_200_000))]);
+    o.compact([], () => false);
+    expect(new Outbox(file).load().map((e) => e.seq)).toEqual([1]);
   });
 
   it('rewrites the file with only the pending entries when acknowledged ones pile up', () => {
@@ -36,7 +44,7 @@ describe('Outbox', () => {
     const o = new Outbox(file);
     const big = 'x'.repeat(2_200_000);
     o.append([entry(1, big), entry(2, big), entry(3)]);
-    o.compact([entry(3)], () => undefined);
+    o.compact([entry(3)], () => true);
     expect(new Outbox(file).load()).toEqual([entry(3)]);
     o.append([entry(4)]);
     expect(new Outbox(file).load().map((e) => e.seq)).toEqual([3, 4]);
@@ -86,5 +94,21 @@ describe('StateStore', () => {
   it('seeds sequence numbers from the clock so a new pod continues above the old one', () => {
     expect(freshSeq(2_000)).toBeGreaterThan(freshSeq(1_000) + 999);
     expect(Number.isSafeInteger(freshSeq(Date.UTC(2200, 0)))).toBe(true);
+  });
+});
+
+describe('Outbox on a full disk', () => {
+  it('refuses an append (no throw) on ENOSPC and says so, then compacts at every confirmation', () => {
+    // /dev/full answers every write with ENOSPC, like a filesystem with no free block.
+    const o = new Outbox('/dev/full');
+    expect(o.append([entry(1)])).toBe(false);
+    expect(o.lastError?.code).toBe('ENOSPC');
+    expect(o.underPressure).toBe(true);
+    const file = path.join(tmp(), 'o.jsonl');
+    const small = new Outbox(file);
+    small.append([entry(1), entry(2)]);
+    small.underPressure = true; // as after a refused append
+    small.compact([], () => true);
+    expect(fs.statSync(file).size).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Disk copy of records not yet acknowledged: an append-only file, one entry per line as
- * `seq<TAB>ino<TAB>pos<TAB>payload` (a JSON payload never contains a raw tab or newline), emptied when the
- * broker has acknowledged everything, and rewritten when acknowledged entries pile up in front.
+ * Disk copy of records the controller has not yet confirmed stored (ADR 0012): an append-only file,
+ * one entry per line as `seq<TAB>ino<TAB>pos<TAB>payload` (a JSON payload never contains a raw tab or
+ * newline), emptied when the controller has confirmed everything, and rewritten when confirmed
+ * entries pile up in front.
  * Each entry carries the log position after its line, so a restart resumes exactly after it.
  */
 import fs from 'node:fs';
@@ -52,34 +53,80 @@ export class Outbox {
     return out;
   }
 
-  /** Appends entries in one write (called once per read wake-up). */
-  append(entries: readonly OutboxEntry[]): void {
-    if (this.path === null || entries.length === 0) return;
-    const text = serialize(entries);
-    this.fd ??= fs.openSync(this.path, 'a');
-    fs.writeSync(this.fd, text);
-    this.bytes += Buffer.byteLength(text);
+  /**
+   * Appends entries in one write (called once per read wake-up). False when the disk refused
+   * (ENOSPC, EIO…): the file is cut back to its last whole entry, and the caller must not send
+   * these records (nor advance its saved position past them) until an append succeeds.
+   */
+  append(entries: readonly OutboxEntry[]): boolean {
+    if (this.path === null || entries.length === 0) return true;
+    const text = Buffer.from(serialize(entries));
+    let written = 0;
+    try {
+      if (this.fd === null) {
+        this.fd = fs.openSync(this.path, 'a');
+        this.bytes = fs.fstatSync(this.fd).size;
+      }
+      written = fs.writeSync(this.fd, text);
+    } catch (err) {
+      this.lastError = err as NodeJS.ErrnoException;
+    }
+    if (written === text.length) {
+      this.bytes += written;
+      this.underPressure = false;
+      return true;
+    }
+    this.underPressure = true;
+    this.lastError ??= Object.assign(new Error('short write'), { code: 'ENOSPC' });
+    // A torn entry at the end would be skipped on load, but one glued to the next append would not.
+    if (written > 0 && this.fd !== null) {
+      try {
+        fs.ftruncateSync(this.fd, this.bytes);
+      } catch {
+        // The file then ends in a torn line, which `load` skips: the entries were never sent.
+      }
+    }
+    return false;
   }
 
+  /** The error of the last failed append, for logs. */
+  lastError: NodeJS.ErrnoException | null = null;
   /**
-   * Called after acknowledgements with the entries still pending. Empties or rewrites the file when
-   * it has grown; `beforeShrink` must persist state first so the sequence number is never reused.
+   * True after an append failed (the disk is full): compaction then runs at every confirmation, not
+   * only past REWRITE_BYTES, since the space the confirmed entries hold may be what the disk lacks.
    */
-  compact(pending: readonly OutboxEntry[], beforeShrink: () => void): void {
-    if (this.path === null || this.bytes < REWRITE_BYTES) return;
-    beforeShrink();
-    if (pending.length === 0) {
-      if (this.fd !== null) fs.ftruncateSync(this.fd, 0);
-      else fs.truncateSync(this.path, 0);
-      this.bytes = 0;
-      return;
+  underPressure = false;
+
+  /**
+   * Called after confirmations with the entries still pending. Empties or rewrites the file when it
+   * has grown; `beforeShrink` must persist state first (returning false when it could not) so the
+   * sequence number is never reused. A failure leaves the file as it was: it only grows.
+   */
+  compact(pending: readonly OutboxEntry[], beforeShrink: () => boolean): void {
+    if (this.path === null || this.bytes === 0) return;
+    if (this.bytes < REWRITE_BYTES && !this.underPressure) return;
+    if (!beforeShrink()) return;
+    try {
+      if (pending.length === 0) {
+        if (this.fd !== null) fs.ftruncateSync(this.fd, 0);
+        else fs.truncateSync(this.path, 0);
+        this.bytes = 0;
+        return;
+      }
+      const tmp = `${this.path}.tmp`;
+      const text = serialize(pending);
+      fs.writeFileSync(tmp, text);
+      this.close();
+      fs.renameSync(tmp, this.path);
+      this.bytes = Buffer.byteLength(text);
+    } catch (err) {
+      this.lastError = err as NodeJS.ErrnoException;
+      try {
+        fs.rmSync(`${this.path}.tmp`, { force: true });
+      } catch {
+        // nothing more to do: the old file is intact
+      }
     }
-    const tmp = `${this.path}.tmp`;
-    const text = serialize(pending);
-    fs.writeFileSync(tmp, text);
-    this.close();
-    fs.renameSync(tmp, this.path);
-    this.bytes = Buffer.byteLength(text);
   }
 
   close(): void {

@@ -1,6 +1,6 @@
 /**
  * The sidecar's small persistent state: where in which log file it stopped, the next sequence number
- * and how far the broker has acknowledged. Saved in place, padded to a fixed size, by one write at
+ * and how far the controller has confirmed. Saved in place, padded to a fixed size, by one write at
  * offset 0 (a single write of one block is never half-done when the process dies). Not temp file +
  * rename: each rename frees the old file's block, and on a filesystem mounted with `discard` (this
  * project's CI machine; many cloud disks) that costs a synchronous discard request every save.
@@ -14,7 +14,7 @@ export interface SidecarState {
   /** Byte offset just after the last complete line consumed. */
   pos: number;
   nextSeq: number;
-  /** Every record with seq ≤ this was acknowledged by the broker. */
+  /** Every record with seq ≤ this was confirmed stored by the controller (a watermark covered it). */
   ackedSeq: number;
 }
 
@@ -56,7 +56,24 @@ export class StateStore {
     }
   }
 
-  save(state: SidecarState): void {
+  /**
+   * Writes the state; false when the disk refused (the caller retries, and must not shrink the outbox
+   * meanwhile: the outbox then still proves the sequence numbers in use).
+   */
+  save(state: SidecarState): boolean {
+    if (this.path === null) return true;
+    try {
+      this.write(state);
+      return true;
+    } catch (err) {
+      this.lastError = err as NodeJS.ErrnoException;
+      return false;
+    }
+  }
+
+  lastError: NodeJS.ErrnoException | null = null;
+
+  private write(state: SidecarState): void {
     if (this.path === null) return;
     const json = JSON.stringify(state);
     // Trailing spaces are JSON whitespace: the padded file still parses as the state.
@@ -64,7 +81,9 @@ export class StateStore {
     const first = this.fd === null;
     // Not 'w': truncating first would leave an empty file if the process died before the write.
     this.fd ??= fs.openSync(this.path, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o644);
-    fs.writeSync(this.fd, `${json}${' '.repeat(size - json.length - 1)}\n`, 0);
+    const text = `${json}${' '.repeat(size - json.length - 1)}\n`;
+    // In place, over blocks the file already has: a full disk refuses only the very first save.
+    if (fs.writeSync(this.fd, text, 0) !== text.length) throw new Error('short write of the state file');
     if (first && fs.fstatSync(this.fd).size > size) fs.ftruncateSync(this.fd, size);
   }
 

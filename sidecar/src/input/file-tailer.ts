@@ -189,7 +189,8 @@ export class FileTailer {
   private checkRotation(): void {
     const st = fs.statSync(this.opts.path, { throwIfNoEntry: false });
     if (st === undefined || st.ino === this.ino || this.fd === null) return;
-    this.drain();
+    // Paused by backpressure: the old file is not read to its end yet, and closing it would lose that.
+    if (!this.drain()) return;
     this.opts.sink.fileEnded();
     fs.closeSync(this.fd);
     this.fd = null;

@@ -1,6 +1,8 @@
 /**
  * One MQTT session at a time, reconnecting with capped exponential backoff. It knows nothing about
  * records: the courier decides what to (re)send after each connect and is told about every PUBACK.
+ * After each CONNACK it subscribes (QoS 0) to the topics it was given and hands what arrives on
+ * them to `onMessage` (the sidecar follows its watermark and the controller's status, ADR 0012).
  */
 import net from 'node:net';
 import type * as Tls from 'node:tls';
@@ -8,9 +10,13 @@ import {
   type ConnectOptions,
   DISCONNECT,
   decodeConnack,
+  decodeIncomingPublish,
   decodePuback,
+  decodeSuback,
   encodeConnect,
+  encodePuback,
   encodePublish,
+  encodeSubscribe,
   PacketReader,
   PacketType,
   PINGREQ,
@@ -41,6 +47,12 @@ export interface ConnectionOptions {
   onConnect: (receiveMaximum: number | null) => void;
   onDisconnect: (reason: string) => void;
   onAck: (packetId: number, ok: boolean) => void;
+  /** Subscribed at QoS 0 after every CONNACK (the session is clean, so every time). */
+  subscriptions?: readonly string[] | undefined;
+  /** A message on one of the subscriptions. */
+  onMessage?: ((topic: string, payload: Buffer) => void) | undefined;
+  /** The broker refused a subscription (an ACL): reported once per connect. */
+  onSubscribeRefused?: ((topics: readonly string[]) => void) | undefined;
   /**
    * Asked after each read from the broker: true when acknowledgements may wait for the next
    * {@link MqttConnection.pollAcks} call (see there). Omitted: read everything as it arrives.
@@ -64,7 +76,10 @@ export function parseBrokerUrl(url: string): { host: string; port: number; secur
   return { host: u.hostname.replace(/^\[|\]$/g, ''), port, secure };
 }
 
-/** A self-healing MQTT connection for a publish-only client. */
+/** The packet id SUBSCRIBE uses; publishes never take it (see the courier). */
+export const SUBSCRIBE_PACKET_ID = 65535;
+
+/** A self-healing MQTT connection for a publishing client that follows a few retained topics. */
 export class MqttConnection {
   private socket: net.Socket | null = null;
   private connected = false;
@@ -177,7 +192,7 @@ export class MqttConnection {
     s.once(secure ? 'secureConnect' : 'connect', () => s.write(encodeConnect(this.connectPacket())));
     const onData = (chunk: Buffer): boolean => {
       try {
-        for (const p of reader.push(chunk)) this.onPacket(p.type, p.body, connectTimeout);
+        for (const p of reader.push(chunk)) this.onPacket(p.type, p.flags, p.body, connectTimeout);
       } catch (err) {
         s.destroy(err as Error);
         return false;
@@ -204,7 +219,7 @@ export class MqttConnection {
     };
   }
 
-  private onPacket(type: number, body: Buffer, connectTimeout: NodeJS.Timeout): void {
+  private onPacket(type: number, flags: number, body: Buffer, connectTimeout: NodeJS.Timeout): void {
     if (type === PacketType.CONNACK) {
       clearTimeout(connectTimeout);
       const ack = decodeConnack(body, this.version);
@@ -215,10 +230,22 @@ export class MqttConnection {
       this.connected = true;
       this.attempt = 0;
       this.startPing();
+      const subs = this.opts.subscriptions ?? [];
+      // Before the courier's publishes: the retained watermark then arrives as early as possible.
+      if (subs.length > 0) this.socket?.write(encodeSubscribe(this.version, SUBSCRIBE_PACKET_ID, subs));
       this.opts.onConnect(ack.receiveMaximum);
     } else if (type === PacketType.PUBACK) {
       const { packetId, code } = decodePuback(body);
       this.opts.onAck(packetId, code < 0x80);
+    } else if (type === PacketType.PUBLISH) {
+      const msg = decodeIncomingPublish(flags, body, this.version);
+      if (msg.qos > 0 && msg.packetId !== null) this.socket?.write(encodePuback(msg.packetId));
+      this.opts.onMessage?.(msg.topic, msg.payload);
+    } else if (type === PacketType.SUBACK) {
+      const { codes } = decodeSuback(body, this.version);
+      const subs = this.opts.subscriptions ?? [];
+      const refused = subs.filter((_t, i) => (codes[i] ?? 0x80) >= 0x80);
+      if (refused.length > 0) this.opts.onSubscribeRefused?.(refused);
     } else if (type === PacketType.PINGRESP) {
       this.awaitingPing = false;
     } else if (type === PacketType.DISCONNECT) {

@@ -1,6 +1,8 @@
 /**
- * The handful of MQTT 3.1.1 / 5 control packets a publish-only client needs, encoded and decoded by hand.
- * A full client library (MQTT.js) would triple the bundle and the resident memory of every training pod.
+ * The handful of MQTT 3.1.1 / 5 control packets the sidecar needs, encoded and decoded by hand: it
+ * publishes at QoS 1 and subscribes at QoS 0 to two retained topics (its watermark and the controller's
+ * status, ADR 0012). A full client library (MQTT.js) would triple the bundle and the resident memory of
+ * every training pod.
  */
 
 export type ProtocolVersion = 4 | 5;
@@ -10,6 +12,8 @@ export const PacketType = {
   CONNACK: 2,
   PUBLISH: 3,
   PUBACK: 4,
+  SUBSCRIBE: 8,
+  SUBACK: 9,
   PINGREQ: 12,
   PINGRESP: 13,
   DISCONNECT: 14,
@@ -107,6 +111,63 @@ export function encodePublish(o: PublishOptions): Buffer {
   buf.write(o.payload, at, 'utf8');
   return buf;
 }
+
+/** SUBSCRIBE at QoS 0 to `topics` (each reaches us at most once; the retained copy on every subscribe). */
+export function encodeSubscribe(
+  version: ProtocolVersion,
+  packetId: number,
+  topics: readonly string[],
+): Buffer {
+  const parts: Buffer[] = [Buffer.from([packetId >> 8, packetId & 255])];
+  if (version === 5) parts.push(Buffer.from([0])); // no properties
+  for (const t of topics) parts.push(str(t), Buffer.from([0])); // QoS 0 (v5: no-local etc. off)
+  return packet(0x82, Buffer.concat(parts));
+}
+
+/** SUBACK: the packet id and one return/reason code per topic (≥ 0x80: refused). */
+export function decodeSuback(body: Buffer, version: ProtocolVersion): { packetId: number; codes: number[] } {
+  let at = 2;
+  if (version === 5) {
+    const [len, next] = readVarint(body, at);
+    at = next + len;
+  }
+  return { packetId: body.readUInt16BE(0), codes: [...body.subarray(at)] };
+}
+
+export interface IncomingPublish {
+  topic: string;
+  payload: Buffer;
+  qos: number;
+  packetId: number | null;
+}
+
+/** A PUBLISH from the broker (one of our subscriptions); throws on a malformed packet. */
+export function decodeIncomingPublish(
+  flags: number,
+  body: Buffer,
+  version: ProtocolVersion,
+): IncomingPublish {
+  const qos = (flags >> 1) & 3;
+  const topicLen = body.readUInt16BE(0);
+  let at = 2 + topicLen;
+  if (at > body.length) throw new Error('malformed PUBLISH');
+  const topic = body.toString('utf8', 2, at);
+  let packetId: number | null = null;
+  if (qos > 0) {
+    packetId = body.readUInt16BE(at);
+    at += 2;
+  }
+  if (version === 5) {
+    const [len, next] = readVarint(body, at);
+    at = next + len;
+  }
+  if (at > body.length) throw new Error('malformed PUBLISH');
+  return { topic, payload: body.subarray(at), qos, packetId };
+}
+
+/** PUBACK we send for a QoS 1 message from the broker (the broker only downgrades, so rare). */
+export const encodePuback = (packetId: number): Buffer =>
+  Buffer.from([0x40, 2, packetId >> 8, packetId & 255]);
 
 export const PINGREQ = Buffer.from([0xc0, 0]);
 export const DISCONNECT = Buffer.from([0xe0, 0]);

@@ -3,6 +3,7 @@
  * line; TF prints loss and speed apart), collapses progress-bar redraws, and derives step time and loss.
  * Pending lines are flushed by the caller at the end of every read, so merging never adds latency.
  */
+import { boundedOrNull, type BoundedField } from '../../../shared/src/bounds';
 import type { MetricsRecord } from '../../../shared/src/schemas';
 import { pickLoss } from './loss';
 import type { ParsedLine } from './types';
@@ -104,22 +105,23 @@ export class RecordAssembler {
       ts: cur.ts,
       framework: p.framework,
       kind: p.kind,
-      epoch: safeInt(p.epoch),
-      batch: safeInt(p.batch),
-      samplesPerSec: nonNegative(samplesPerSec),
-      stepTime: nonNegative(stepTime),
-      loss,
-      lossName,
+      epoch: boundedInt('epoch', p.epoch),
+      batch: boundedInt('batch', p.batch),
+      samplesPerSec: boundedOrNull('samplesPerSec', samplesPerSec),
+      stepTime: boundedOrNull('stepTime', stepTime),
+      loss: boundedOrNull('value', loss),
+      lossName: loss === null || boundedOrNull('value', loss) === null ? null : lossName,
       metrics: p.metrics,
     };
   }
 }
 
-/** Out-of-range figures (a printed `-5s`, a 30-digit batch) become null rather than an invalid record. */
-const safeInt = (v: number | null): number | null =>
-  v !== null && Number.isSafeInteger(v) && v >= 0 ? v : null;
-const nonNegative = (v: number | null): number | null =>
-  v !== null && Number.isFinite(v) && v >= 0 ? v : null;
+/**
+ * Figures outside their physical bounds (shared/src/bounds.ts: a printed `-5s`, a 30-digit batch,
+ * `epoch 1e12`) become null rather than a record the controller would refuse.
+ */
+const boundedInt = (field: BoundedField, v: number | null): number | null =>
+  v !== null && Number.isSafeInteger(v) ? boundedOrNull(field, v) : null;
 
 function merge(a: ParsedLine, b: ParsedLine): ParsedLine {
   return {

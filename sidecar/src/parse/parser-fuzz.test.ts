@@ -45,6 +45,8 @@ const FRAGMENTS = [
   '\xff',
   '9'.repeat(30),
   'Saved checkpoint to "x-0003.params"',
+  'Epoch[1000000000000] Batch [3]\tSpeed: 1e300 samples/sec\tloss=1e300\n',
+  'Epoch[999999] Batch [999999999]\tSpeed: 999999999 samples/sec\tm1=1\tm2=2\tm3=3\n',
 ];
 const noisyText = fc
   .array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string(), fc.integer().map(String)), { maxLength: 60 })

@@ -2,6 +2,7 @@
  * What a format parser extracts from one log line, before derivation (step time, loss) and
  * sequencing turn it into a wire record.
  */
+import { BOUNDS, inBounds } from '../../../shared/src/bounds';
 import type { Framework, RecordKind } from '../../../shared/src/schemas';
 
 export interface ParsedLine {
@@ -59,9 +60,13 @@ export function num(text: string): number {
   return Number(text);
 }
 
-/** Adds a metric when it is a finite number and the name is usable; long names are cut to the schema limit. */
+/**
+ * Adds a metric when it is a number inside the wire bounds and the name is usable; long names are cut
+ * to the schema limit, and metrics beyond the schema's count are dropped (a record stays valid).
+ */
 export function putMetric(into: Record<string, number>, name: string, value: number): void {
-  const key = name.trim().slice(0, 128);
-  if (key.length === 0 || !Number.isFinite(value)) return;
+  const key = name.trim().slice(0, BOUNDS.nameLength.max);
+  if (key.length === 0 || !inBounds('value', value)) return;
+  if (!(key in into) && Object.keys(into).length >= BOUNDS.metricCount.max) return;
   into[key] = value;
 }

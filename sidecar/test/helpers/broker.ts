@@ -20,7 +20,7 @@ export interface TestBroker {
   close(): Promise<void>;
 }
 
-const isSidecar = (clientId: string): boolean => clientId.startsWith('optimus-');
+const isSidecar = (clientId: string): boolean => clientId.startsWith('optimus.');
 
 /** In-process aedes on a random port; sidecars are refused while `gateOpen` is false. */
 export async function aedesBroker(): Promise<TestBroker> {

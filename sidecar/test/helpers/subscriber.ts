@@ -1,11 +1,21 @@
-/** A test subscriber (MQTT.js) collecting decoded metrics records and status messages. */
+/**
+ * A test subscriber standing in for the controller: MQTT.js in front of the controller's own intake
+ * (`Ingest`, wire v1 and v2) and watermark publisher, so the sidecar under test gets the end-to-end
+ * confirmations it waits for (ADR 0012). `confirm: false` publishes none (a controller that is away).
+ */
 import mqtt from 'mqtt';
-import { metricsRecordSchema, type MetricsRecord } from '../../../shared/src/schemas';
+import { Ingest } from '../../../controller/src/runtime/ingest';
+import { WatermarkPublisher } from '../../../controller/src/runtime/watermarks';
+import { decodeMetricsPayload } from '../../../shared/src/decode';
+import type { MetricsRecord } from '../../../shared/src/schemas';
 
 export interface Collected {
+  /** Every record received, duplicates included (at-least-once), in arrival order. */
   records: MetricsRecord[];
   statuses: string[];
   invalid: number;
+  /** Messages received on the metrics topic (a v2 message carries several records). */
+  messages: number;
   /** Resolves once the subscription is (re)established after a broker restart. */
   resubscribed(): Promise<void>;
   close(): Promise<void>;
@@ -14,17 +24,32 @@ export interface Collected {
 }
 
 /** Subscribes to one job's topics (`optimus/v1/<ns>/<job>/#`); every metrics payload is validated. */
-export async function subscribe(url: string, filter: string, version: 4 | 5 = 4): Promise<Collected> {
+export async function subscribe(
+  url: string,
+  filter: string,
+  version: 4 | 5 = 4,
+  o: { confirm?: boolean } = {},
+): Promise<Collected> {
   const client = await mqtt.connectAsync(url, { protocolVersion: version, reconnectPeriod: 50, clean: true });
+  const watermarks = new WatermarkPublisher({
+    publisher: {
+      publish: (topic, payload, { retain }) =>
+        client.publishAsync(topic, payload, { qos: 1, retain }).then(() => {}),
+    },
+    durable: () => Promise.resolve(true),
+    intervalMs: 50,
+  });
   const out: Collected = {
     records: [],
     statuses: [],
     invalid: 0,
+    messages: 0,
     resubscribed: async () => {
       while (!client.connected) await new Promise((r) => setTimeout(r, 20));
       await client.subscribeAsync(filter, { qos: 1 });
     },
     close: async () => {
+      await watermarks.stop();
       await client.endAsync(true);
     },
     until: async (pred, ms = 10_000) => {
@@ -39,15 +64,26 @@ export async function subscribe(url: string, filter: string, version: 4 | 5 = 4)
       }
     },
   };
+  // The controller's intake decides what is stored and so what the watermarks confirm; the records
+  // the tests look at are every arrival, duplicates included, decoded on their own.
+  const ingest = new Ingest({
+    onRecord: () => 'stored',
+    onStatus: (_t, s) => void out.statuses.push(s.state),
+  });
+  if (o.confirm !== false) ingest.listen(watermarks);
   client.on('message', (topic, payload) => {
-    const text = payload.toString('utf8');
-    if (topic.endsWith('/status')) {
-      out.statuses.push((JSON.parse(text) as { state: string }).state);
-      return;
+    if (topic.endsWith('/stored')) return;
+    if (topic.endsWith('/metrics')) {
+      out.messages++;
+      const m = decodeMetricsPayload(payload);
+      if (!m.ok) out.invalid++;
+      else
+        for (const r of m.records) {
+          if (r.ok) out.records.push(r.value);
+          else out.invalid++;
+        }
     }
-    const r = metricsRecordSchema.safeParse(JSON.parse(text));
-    if (r.success) out.records.push(r.data);
-    else out.invalid++;
+    ingest.handle(topic, payload);
   });
   await client.subscribeAsync(filter, { qos: 1 });
   return out;

@@ -25,6 +25,7 @@ interface LocalFlags {
   policy?: string;
   broker?: string;
   port?: number;
+  host: string;
   stateDir: string;
   fresh?: boolean;
 }
@@ -80,6 +81,11 @@ export function registerLocalCommands(program: Command): void {
       '--port <port>',
       'HTTP API and dashboard port, 0 = any free (default: env OPTIMUS_HTTP_PORT, else 8080)',
       portFlag,
+    )
+    .option(
+      '--host <address>',
+      'address the HTTP API listens on; loopback by default, since the API can submit and delete jobs',
+      '127.0.0.1',
     )
     .option('--state-dir <dir>', 'where state, logs and job files live', '.optimus/local')
     .option('--fresh', 'discard the state of an earlier run first')
@@ -143,7 +149,13 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
       restartCostSec: cfg.restartCostSec,
       policy: cfg.policy,
       brokerUrl: cfg.brokerUrl,
+      brokerUsername: cfg.brokerUsername,
+      brokerPassword: cfg.brokerPasswordFile
+        ? readSecretFile(cfg.brokerPasswordFile, 'OPTIMUS_BROKER_PASSWORD_FILE')
+        : undefined,
+      brokerIdentities: cfg.brokerIdentities,
       httpPort: cfg.httpPort,
+      httpHost: flags.host,
       token: cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined,
       logLevel:
         flags.json || process.stderr.isTTY ? (process.env['OPTIMUS_LOG_LEVEL'] ?? 'warn') : cfg.logLevel,
@@ -177,8 +189,10 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
   }
   view?.stop();
   unwatch();
-  const summary = run.summary();
+  // After stopping: the sidecars deliver the last records of a finished job while they drain, and
+  // the accounting (sent vs received) must include them.
   await run.stop();
+  const summary = run.summary();
   if (flags.json) {
     const { perTask: _perTask, ...rest } = summary;
     printJson(rest);

@@ -31,6 +31,7 @@ import {
   SIDECAR_NAME,
   SYSTEM_NAMESPACES,
 } from '../names';
+import { jobBrokerSecretName } from '../broker-credentials';
 import { trainingContainerIndex } from '../pod-template';
 import type { PodIdentity } from './identity';
 import { identify } from './identity';
@@ -119,6 +120,12 @@ interface Plan {
   readonly main: number;
 }
 
+/** The Secret the sidecar's broker password comes from, if any. */
+function credentialsSecretOf(plan: Plan, cfg: SidecarConfig): string | undefined {
+  if (cfg.perJobCredentials) return jobBrokerSecretName(plan.identity.job);
+  return cfg.credentialsSecret;
+}
+
 function sidecarEnv(pod: V1Pod, plan: Plan, cfg: SidecarConfig, warnings: string[]): V1EnvVar[] {
   const ann = pod.metadata?.annotations ?? {};
   const { identity: id } = plan;
@@ -143,7 +150,10 @@ function sidecarEnv(pod: V1Pod, plan: Plan, cfg: SidecarConfig, warnings: string
     warnings.push(
       `optimus: ${ANNOTATION_LOG_FORMAT} "${format}" is not one of ${LOG_FORMATS.join(', ')}; using auto`,
     );
-  if (cfg.credentialsSecret)
+  // Per-job identities: the sidecar's user name is its task's client id (it derives it itself).
+  if (cfg.perJobCredentials)
+    env.push({ name: 'OPTIMUS_BROKER_PASSWORD_FILE', value: `${CREDENTIALS_DIR}/password` });
+  else if (cfg.credentialsSecret)
     env.push(
       {
         name: 'OPTIMUS_BROKER_USERNAME',
@@ -162,7 +172,7 @@ function sidecarContainer(pod: V1Pod, plan: Plan, cfg: SidecarConfig, warnings: 
     resources: cfg.resources,
     volumeMounts: [
       { name: plan.logVolume, mountPath: plan.logDir },
-      ...(cfg.credentialsSecret
+      ...(credentialsSecretOf(plan, cfg)
         ? [{ name: CREDENTIALS_VOLUME, mountPath: CREDENTIALS_DIR, readOnly: true }]
         : []),
     ],
@@ -248,10 +258,11 @@ export function mutate(pod: V1Pod, namespace: string, cfg: SidecarConfig): Mutat
   const spec = pod.spec ?? { containers: [] };
   const volumes: V1Volume[] = [...(spec.volumes ?? [])];
   if (p.addVolume) volumes.push({ name: LOG_VOLUME, emptyDir: { sizeLimit: '256Mi' } });
-  if (cfg.credentialsSecret && !volumes.some((v) => v.name === CREDENTIALS_VOLUME))
+  const secretName = credentialsSecretOf(p, cfg);
+  if (secretName && !volumes.some((v) => v.name === CREDENTIALS_VOLUME))
     volumes.push({
       name: CREDENTIALS_VOLUME,
-      secret: { secretName: cfg.credentialsSecret, items: [{ key: 'password', path: 'password' }] },
+      secret: { secretName, items: [{ key: 'password', path: 'password' }] },
     });
   const sidecar = sidecarContainer(pod, p, cfg, warnings);
   const containers = spec.containers.map((c, i) =>

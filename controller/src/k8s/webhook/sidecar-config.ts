@@ -7,6 +7,11 @@ export interface SidecarConfig {
   readonly brokerUrl: string;
   /** Secret with keys `username` and `password`; omitted → no credentials injected. */
   readonly credentialsSecret?: string;
+  /**
+   * Per-job broker identities (ADR 0013): the job's own Secret `<job>-optimus-broker` (key `password`),
+   * and the sidecar logs in as its task (user name = client id); `credentialsSecret` is then unused.
+   */
+  readonly perJobCredentials?: boolean;
   /** Native sidecar (init container, `restartPolicy: Always`, Kubernetes ≥ 1.29) or classic. */
   readonly native: boolean;
 }

@@ -82,7 +82,12 @@ function paperPrediction(points: readonly LossPoint[], scenario: Scenario): numb
   const data = { x: norm.map((p) => p.step), y: norm.map((p) => p.loss), w: norm.map(() => 1) };
   const { beta } = fitEq1Paper(data);
   const observed = epochMeans(norm, scenario.rule.stepsPerEpoch);
-  const e = predictEpoch(beta, { rule: scenario.rule, segmentStart: 0, observed, maxEpoch: 1e6 });
+  const e = predictEpoch(beta, {
+    rule: scenario.rule,
+    segmentStart: 0,
+    observed: (epoch) => observed[epoch] ?? NaN,
+    maxEpoch: 1e6,
+  });
   return e === null ? null : (e + 1) * scenario.rule.stepsPerEpoch;
 }
 

@@ -7,7 +7,7 @@ import type { Beta } from './curve';
 import { fitEq1 } from './fit';
 import type { CurveFit, FitData } from './fit';
 import { scanDrops } from './lr-drop';
-import { cleanPoints, downsample, epochMeans, normalise, replaceOutliers } from './preprocess';
+import { cleanPoints, downsample, epochMeanSeries, normalise, replaceOutliers } from './preprocess';
 import { predictEpoch } from './predict-epoch';
 import { predictionDrift, profileInterval, residualAutocorrelation, slowShapeEpoch } from './interval';
 import type { ConvergenceEstimate, ConvergenceRule, LossPoint } from './types';
@@ -186,7 +186,8 @@ export function estimateConvergence(
     return insufficient(`the loss is not decreasing beyond its noise${note}`);
   const s = rule.stepsPerEpoch;
   const maxEpoch = Math.ceil((o.maxHorizonFactor * prep.stepsDone) / s);
-  const observed = epochMeans(prep.normalised, s);
+  const series = epochMeanSeries(prep.normalised, s);
+  const observed = (e: number): number => series.at(e);
   const context = { rule, segmentStart: prep.segmentStart, observed, maxEpoch };
   const epoch = predictEpoch(fit.beta, context);
   if (epoch === null) {

@@ -8,8 +8,8 @@ export interface PredictContext {
   readonly rule: ConvergenceRule;
   /** Step where the fitted segment starts (0 unless a learning-rate drop was detected). */
   readonly segmentStart: number;
-  /** Observed (normalised) epoch means; only those before the segment's epoch are used. */
-  readonly observed: readonly number[];
+  /** Observed (normalised) epoch means by epoch; only those before the segment's epoch are used. */
+  readonly observed: (epoch: number) => number;
   /** Give up beyond this epoch. */
   readonly maxEpoch: number;
 }
@@ -45,7 +45,7 @@ function epochLossOf(
 ): (e: number) => number {
   const s = ctx.rule.stepsPerEpoch;
   return (e) => {
-    if (e < segmentEpoch) return ctx.observed[e] ?? NaN;
+    if (e < segmentEpoch) return ctx.observed(e);
     const from = Math.max(0, e * s - ctx.segmentStart);
     return meanOver(from, (e + 1) * s - ctx.segmentStart);
   };

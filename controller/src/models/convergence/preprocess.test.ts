@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cleanPoints, downsample, epochMeans, normalise, replaceOutliers } from './preprocess';
+import {
+  cleanPoints,
+  downsample,
+  epochMeans,
+  epochMeanSeries,
+  normalise,
+  replaceOutliers,
+} from './preprocess';
 import type { LossPoint } from './types';
 
 /** Builder: one point per `spacing` steps with the given losses. */
@@ -68,5 +75,30 @@ describe('epochMeans', () => {
       { step: 25, loss: 1 },
     ];
     expect(epochMeans(points, 10)).toEqual([3, 3, 1]);
+  });
+});
+
+describe('sparse epochs', () => {
+  it('costs memory by points, not by the epoch a point claims: epoch 10^12 is one more entry', () => {
+    const pts = [
+      { step: 0, loss: 1 },
+      { step: 150, loss: 0.8 },
+      { step: 1e12 * 100, loss: 0.5 },
+    ];
+    expect(() => replaceOutliers(pts, 100)).not.toThrow();
+    const series = epochMeanSeries(pts, 100);
+    expect(series.epochs).toBe(1e12 + 1);
+    expect([series.at(0), series.at(1), series.at(5e11), series.at(1e12)]).toEqual([1, 0.8, 0.8, 0.5]);
+  });
+
+  it('matches the dense epoch means', () => {
+    const pts = [
+      { step: 250, loss: 2 },
+      { step: 260, loss: 4 },
+      { step: 700, loss: 1 },
+    ];
+    const series = epochMeanSeries(pts, 100);
+    expect(Array.from({ length: series.epochs }, (_, e) => series.at(e))).toEqual(epochMeans(pts, 100));
+    expect(epochMeans(pts, 100)).toEqual([3, 3, 3, 3, 3, 3, 3, 1]);
   });
 });

@@ -16,21 +16,26 @@ export function cleanPoints(points: readonly LossPoint[]): LossPoint[] {
   return kept;
 }
 
-/** Per-epoch extremes, indexed by epoch number; epochs without points hold ±Infinity. */
+/**
+ * Per-epoch extremes of the epochs that have points. Sparse on purpose: the memory is the number of
+ * points, never the epoch number a point claims (one record saying "epoch 1,000,000" must not cost
+ * a million-entry array).
+ */
 function epochExtremes(
   points: readonly LossPoint[],
   stepsPerEpoch: number,
-): { min: number[]; max: number[] } {
-  const last = points[points.length - 1];
-  const epochs = last === undefined ? 0 : Math.floor(last.step / stepsPerEpoch) + 1;
-  const min = new Array<number>(epochs).fill(Infinity);
-  const max = new Array<number>(epochs).fill(-Infinity);
+): Map<number, { min: number; max: number }> {
+  const out = new Map<number, { min: number; max: number }>();
   for (const p of points) {
     const e = Math.floor(p.step / stepsPerEpoch);
-    min[e] = Math.min(min[e] ?? Infinity, p.loss);
-    max[e] = Math.max(max[e] ?? -Infinity, p.loss);
+    const x = out.get(e);
+    if (x === undefined) out.set(e, { min: p.loss, max: p.loss });
+    else {
+      x.min = Math.min(x.min, p.loss);
+      x.max = Math.max(x.max, p.loss);
+    }
   }
-  return { min, max };
+  return out;
 }
 
 /**
@@ -44,16 +49,17 @@ export function replaceOutliers(
   stepsPerEpoch: number,
   windowEpochs = 5,
 ): LossPoint[] {
-  const { min, max } = epochExtremes(points, stepsPerEpoch);
-  const epochs = max.length;
+  const extremes = epochExtremes(points, stepsPerEpoch);
   return points.map((p, i) => {
     const e = Math.floor(p.step / stepsPerEpoch);
     let upper = -Infinity;
     let lower = Infinity;
-    // Loops stay inside the arrays: an out-of-range read (−1) is a slow property lookup in V8.
-    for (let d = 1; d <= Math.min(windowEpochs, e); d++) upper = Math.max(upper, max[e - d] as number);
-    for (let d = 1; d <= Math.min(windowEpochs, epochs - 1 - e); d++)
-      lower = Math.min(lower, min[e + d] as number);
+    for (let d = 1; d <= windowEpochs; d++) {
+      const before = extremes.get(e - d);
+      if (before !== undefined) upper = Math.max(upper, before.max);
+      const after = extremes.get(e + d);
+      if (after !== undefined) lower = Math.min(lower, after.min);
+    }
     const tooHigh = upper > -Infinity && p.loss > upper;
     const tooLow = lower < Infinity && p.loss < lower;
     if (!tooHigh && !tooLow) return p;
@@ -101,23 +107,49 @@ export function downsample(points: readonly LossPoint[], maxPoints: number): Los
  * the previous epoch's mean (the first known one for leading gaps), so the sequence has no holes.
  */
 export function epochMeans(points: readonly LossPoint[], stepsPerEpoch: number): number[] {
-  const last = points[points.length - 1];
-  if (last === undefined) return [];
-  const epochs = Math.floor(last.step / stepsPerEpoch) + 1;
-  const sum = new Array<number>(epochs).fill(0);
-  const count = new Array<number>(epochs).fill(0);
+  const series = epochMeanSeries(points, stepsPerEpoch);
+  return Array.from({ length: series.epochs }, (_, e) => series.at(e));
+}
+
+/** {@link epochMeans} as a function of the epoch, in memory proportional to the points (not the epochs). */
+export interface EpochSeries {
+  /** Epochs 0..last. */
+  readonly epochs: number;
+  at(epoch: number): number;
+}
+
+export function epochMeanSeries(points: readonly LossPoint[], stepsPerEpoch: number): EpochSeries {
+  // Points are sorted by step, so epochs arrive in order: one pass builds the sparse series.
+  const epochs: number[] = [];
+  const means: number[] = [];
+  let sum = 0;
+  let count = 0;
   for (const p of points) {
     const e = Math.floor(p.step / stepsPerEpoch);
-    sum[e] = (sum[e] ?? 0) + p.loss;
-    count[e] = (count[e] ?? 0) + 1;
+    if (epochs.length > 0 && epochs[epochs.length - 1] === e) {
+      sum += p.loss;
+      count += 1;
+      continue;
+    }
+    if (count > 0) means.push(sum / count);
+    epochs.push(e);
+    [sum, count] = [p.loss, 1];
   }
-  const firstKnown = count.findIndex((c) => c > 0);
-  const means: number[] = [];
-  let carry = (sum[firstKnown] ?? 0) / (count[firstKnown] ?? 1);
-  for (let e = 0; e < epochs; e++) {
-    const c = count[e] ?? 0;
-    if (c > 0) carry = (sum[e] ?? 0) / c;
-    means.push(carry);
-  }
-  return means;
+  if (count > 0) means.push(sum / count);
+  const last = epochs[epochs.length - 1];
+  return {
+    epochs: last === undefined ? 0 : last + 1,
+    at: (e) => {
+      // The last epoch with points at or before `e`, else the first one (a leading gap).
+      let lo = 0;
+      let hi = epochs.length - 1;
+      if (hi < 0) return NaN;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if ((epochs[mid] as number) <= e) lo = mid;
+        else hi = mid - 1;
+      }
+      return means[lo] as number;
+    },
+  };
 }

@@ -34,7 +34,7 @@ describe('predictEpoch (the rule on a fitted curve, by search)', () => {
     ['steep start (small β1)', [0.02, 0.2, 0.1], 50, 0.003, 4],
   ] as const)('%s matches a brute-force walk', (_name, beta, spe, threshold, patience) => {
     const rule = { stepsPerEpoch: spe, threshold, patience };
-    const predicted = predictEpoch(beta, { rule, segmentStart: 0, observed: [], maxEpoch: 1e6 });
+    const predicted = predictEpoch(beta, { rule, segmentStart: 0, observed: () => NaN, maxEpoch: 1e6 });
     expect(predicted).toBe(bruteForce(beta, spe, threshold, patience));
     expect(predicted).not.toBeNull();
   });
@@ -42,7 +42,7 @@ describe('predictEpoch (the rule on a fitted curve, by search)', () => {
   it('returns null beyond the horizon', () => {
     const rule = { stepsPerEpoch: 100, threshold: 1e-6, patience: 3 };
     expect(
-      predictEpoch([0.0021, 1.07, 0.07], { rule, segmentStart: 0, observed: [], maxEpoch: 50 }),
+      predictEpoch([0.0021, 1.07, 0.07], { rule, segmentStart: 0, observed: () => NaN, maxEpoch: 50 }),
     ).toBeNull();
   });
 
@@ -50,7 +50,12 @@ describe('predictEpoch (the rule on a fitted curve, by search)', () => {
     // Epochs 0–1 observed (normalised 1, 0.8); the fitted segment starts at epoch 2 from a level of ≈ 0.5.
     const rule = { stepsPerEpoch: 10, threshold: 0.01, patience: 2 };
     const beta: Beta = [0.02, 2.5, 0.1];
-    const e = predictEpoch(beta, { rule, segmentStart: 20, observed: [1, 0.8], maxEpoch: 1e5 });
+    const e = predictEpoch(beta, {
+      rule,
+      segmentStart: 20,
+      observed: (i) => [1, 0.8][i] ?? NaN,
+      maxEpoch: 1e5,
+    });
     const losses = [1, 0.8, ...Array.from({ length: 3000 }, (_, i) => meanLoss(beta, i * 10, (i + 1) * 10))];
     expect(e).toBe(convergedEpochOf(losses, 0.01, 2));
   });

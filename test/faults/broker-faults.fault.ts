@@ -1,0 +1,149 @@
+/**
+ * The broker killed (`kill -9`): the local mode's embedded broker (aedes, state in memory: its queues
+ * and retained messages die with it) is supervised and started again on the same port, and the run
+ * completes with its summary; Debian's Mosquitto started with the chart's rendered configuration
+ * (persistence on a volume, saved on every change, dynamic security) is killed and restarted by the
+ * test. In both, every record the sidecars numbered is stored once.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { killAll, sleep, until } from './harness/children';
+import { killLocalProcesses, startLocal, storedRecords } from './harness/local-mode';
+import { recordFault } from './harness/tally';
+import { spyOnWire } from './harness/wire-spy';
+import { hasMosquitto, startChartMosquitto, type ChartMosquitto } from '../chart/chart-mosquitto';
+
+const dirs: string[] = [];
+const brokers: ChartMosquitto[] = [];
+afterAll(async () => {
+  for (const b of brokers) await b.stop();
+  for (const d of dirs) killLocalProcesses(d);
+  await killAll();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const total = (dir: string): number => [...storedRecords(dir).values()].reduce((n, m) => n + m.size, 0);
+const brokerPid = (dir: string): number =>
+  (JSON.parse(readFileSync(join(dir, 'broker.json'), 'utf8')) as { pid: number }).pid;
+
+interface Summary {
+  jobs: { name: string; jct: number | null }[];
+  messages: { received: number; lost: number };
+}
+
+describe('broker kill -9', () => {
+  it('the embedded broker, twice: supervised, restarted on its port, the run ends with a summary, nothing lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fault-broker-'));
+    dirs.push(dir);
+    const run = startLocal(dir, [
+      '--workload',
+      'small',
+      '--time-scale',
+      '30',
+      '--fresh',
+      '--exit-when-done',
+      '--json',
+    ]);
+    const spy = await spyOnWire(await run.broker());
+    for (let kill = 1; kill <= 2; kill++) {
+      const before = total(dir);
+      await until('observations', () => total(dir) >= before + 80, 90_000);
+      const pid = brokerPid(dir);
+      process.kill(pid, 'SIGKILL');
+      await until(
+        'the broker started again',
+        () => {
+          try {
+            return brokerPid(dir) !== pid;
+          } catch {
+            return false;
+          }
+        },
+        20_000,
+      );
+      await sleep(500);
+    }
+    const code = await run.child.exit;
+    expect({ code, stderr: code === 0 ? '' : run.child.stderr().slice(-3000) }).toEqual({
+      code: 0,
+      stderr: '',
+    });
+    expect(run.child.stderr()).toContain('started it again on the same port');
+    const summary = JSON.parse(run.child.stdout()) as Summary;
+    expect(summary.messages.lost).toBe(0);
+    for (const j of summary.jobs) expect(j.jct, j.name).toBeGreaterThan(0);
+    expect(total(dir)).toBe(summary.messages.received);
+    expect(spy.conflicts()).toEqual([]);
+    recordFault({
+      row: 'embedded broker kill -9 (×2)',
+      sent: summary.messages.received + summary.messages.lost,
+      received: summary.messages.received,
+      lost: summary.messages.lost,
+      reused: spy.conflicts().length,
+    });
+    await spy.close();
+  });
+
+  it.skipIf(!hasMosquitto)(
+    "Mosquitto with the chart's rendered configuration, twice: nothing lost, per-job identities throughout",
+    async () => {
+      const mosq = await startChartMosquitto();
+      brokers.push(mosq);
+      const dir = mkdtempSync(join(tmpdir(), 'fault-mosquitto-'));
+      dirs.push(dir);
+      // Outside the state directory, which --fresh empties.
+      const passwordFile = join(mosq.dir, 'controller.password');
+      writeFileSync(passwordFile, mosq.config.controller.password);
+      const run = startLocal(
+        dir,
+        [
+          '--workload',
+          'small',
+          '--time-scale',
+          '30',
+          '--fresh',
+          '--exit-when-done',
+          '--json',
+          '--broker',
+          mosq.url,
+        ],
+        {
+          OPTIMUS_BROKER_USERNAME: mosq.config.controller.username,
+          OPTIMUS_BROKER_PASSWORD_FILE: passwordFile,
+          OPTIMUS_BROKER_IDENTITIES: 'dynsec',
+        },
+      );
+      const spy = await spyOnWire(mosq.url, { ...mosq.config.controller });
+      for (let kill = 1; kill <= 2; kill++) {
+        const before = total(dir);
+        await until('observations', () => total(dir) >= before + 80, 90_000);
+        await mosq.kill9();
+        await sleep(1000); // sidecars and the controller lose the broker; the trainers keep logging
+        await mosq.restart();
+      }
+      const code = await run.child.exit;
+      expect({ code, stderr: code === 0 ? '' : run.child.stderr().slice(-3000) }).toEqual({
+        code: 0,
+        stderr: '',
+      });
+      const summary = JSON.parse(run.child.stdout()) as Summary;
+      expect(summary.messages.lost).toBe(0);
+      for (const j of summary.jobs) expect(j.jct, j.name).toBeGreaterThan(0);
+      expect(total(dir)).toBe(summary.messages.received);
+      expect(spy.conflicts()).toEqual([]);
+      // Every sidecar logged in as its own task (the only identities the broker has for them).
+      const sidecarLogins = readFileSync(join(mosq.dir, 'mosquitto/data/dynamic-security.json'), 'utf8');
+      expect(sidecarLogins).toMatch(/"username":\s*"optimus\.default\.alpha\.worker\.0"/);
+      recordFault({
+        row: "Mosquitto kill -9 (×2), chart's configuration",
+        sent: summary.messages.received + summary.messages.lost,
+        received: summary.messages.received,
+        lost: summary.messages.lost,
+        reused: spy.conflicts().length,
+      });
+      await spy.close();
+    },
+  );
+});
