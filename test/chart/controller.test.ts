@@ -187,22 +187,43 @@ describe('RBAC', () => {
   /** The file's rules with the chart's credentials Secret filled in, as the template does. */
   const filled = (rules: readonly RbacRule[]): Rule[] =>
     rules.map((r) => (r.resourceNames ? { ...r, resourceNames: ['optimus-broker-sidecar'] } : r));
+  /** Without a shared sidecar Secret (the bundled broker) the template drops the file's secrets rules. */
+  const noSecrets = (rules: readonly RbacRule[]): Rule[] =>
+    rules.filter((r) => !r.resources.includes('secrets'));
+  const external = [
+    'broker.external.url=mqtt://broker.example:1883',
+    'broker.external.controllerCredentialsSecret=optimus-broker-controller',
+    'broker.external.sidecarCredentialsSecret=optimus-broker-sidecar',
+  ];
 
   it('grants exactly the rules of files/rbac-rules.yaml (the list the controller code uses)', () => {
-    const rendered = [...rulesOf(base, 'ClusterRole'), ...rulesOf(base, 'Role')].map(key).sort();
-    // rbacRules() is how the controller's code and its API-coverage tests read files/rbac-rules.yaml.
-    expect(rendered).toEqual(filled(rbacRules()).map(key).sort());
-    // Without watchNamespaces the writes are cluster-wide; the Role holds only the home rules.
+    // The bundled broker: each job's own Secret (perJobCredentials), no shared one.
     const sets = rbacRuleSets();
+    const rendered = [...rulesOf(base, 'ClusterRole'), ...rulesOf(base, 'Role')].map(key).sort();
+    expect(rendered).toEqual(
+      [...noSecrets([...sets.cluster, ...sets.jobNamespaces, ...sets.home]), ...sets.perJobCredentials]
+        .map(key)
+        .sort(),
+    );
+    // Without watchNamespaces the writes are cluster-wide; the Role holds only the home rules.
     expect(rulesOf(base, 'ClusterRole').map(key).sort()).toEqual(
-      filled([...sets.cluster, ...sets.jobNamespaces])
+      [...noSecrets([...sets.cluster, ...sets.jobNamespaces]), ...sets.perJobCredentials].map(key).sort(),
+    );
+  });
+
+  it('with an external broker, grants the shared sidecar Secret by name instead of per-job Secrets', async () => {
+    const objs = await renderChart({ set: external });
+    const sets = rbacRuleSets();
+    const rendered = [...rulesOf(objs, 'ClusterRole'), ...rulesOf(objs, 'Role')].map(key).sort();
+    expect(rendered).toEqual(
+      filled([...sets.cluster, ...sets.jobNamespaces, ...sets.home])
         .map(key)
         .sort(),
     );
   });
 
   it('with watchNamespaces, writes only where jobs run: a Role per namespace, read-only cluster-wide', async () => {
-    const objs = await renderChart({ set: ['watchNamespaces={ml,research}'] });
+    const objs = await renderChart({ set: ['watchNamespaces={ml,research}', ...external] });
     const sets = rbacRuleSets();
     const cluster = rulesOf(objs, 'ClusterRole');
     expect(cluster.map(key).sort()).toEqual(filled(sets.cluster).map(key).sort());
@@ -220,6 +241,13 @@ describe('RBAC', () => {
     for (const r of [...cluster, ...roles.flatMap((x) => x['rules'] as Rule[])])
       if (r.resources.includes('secrets') && !r.verbs.every((v) => v === 'create'))
         expect(r.resourceNames).toEqual(['optimus-broker-sidecar']);
+    // The bundled broker: the per-job Secret rules land in each watched namespace's Role only.
+    const bundled = await renderChart({ set: ['watchNamespaces={ml}'] });
+    const mlRole = bundled.find((o) => o.kind === 'Role' && o.metadata.namespace === 'ml')!;
+    expect((mlRole['rules'] as Rule[]).map(key).sort()).toEqual(
+      [...noSecrets(sets.jobNamespaces), ...sets.perJobCredentials].map(key).sort(),
+    );
+    expect(rulesOf(bundled, 'ClusterRole').some((r) => r.resources.includes('secrets'))).toBe(false);
   });
 
   it('keeps leases in the release namespace and nodes read-only, with no wildcards', () => {

@@ -124,7 +124,8 @@ describe('NOTES.txt', () => {
     expect(notes).toContain('examples/optimusjob-resnet50.yaml');
     expect(notes).toContain('kubectl -n ml get optimusjobs -w');
     expect(notes).toContain('kubectl -n ml create configmap optimus-mxnet --from-file=');
-    expect(notes).toContain('copies the sidecar credentials Secret optimus-broker-sidecar into the job');
+    // The bundled broker: each job gets its own credential, nothing to copy.
+    expect(notes).toContain('the controller creates the Secret <job>-optimus-broker in the');
     const jobName = (example()['metadata'] as { name: string }).name;
     expect(notes).toContain(`/api/v1/jobs/ml/${jobName}`);
   });

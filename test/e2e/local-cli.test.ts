@@ -45,8 +45,14 @@ function processesOf(dir: string, o: { exceptBroker?: boolean } = {}): string[] 
   return out;
 }
 
-const nothingLeft = (dir: string, o?: { exceptBroker?: boolean }) =>
-  until(`no process of ${dir} left`, () => processesOf(dir, o).length === 0, 30_000);
+async function nothingLeft(dir: string, o?: { exceptBroker?: boolean }): Promise<void> {
+  try {
+    await until(`no process of ${dir} left`, () => processesOf(dir, o).length === 0, 30_000);
+  } catch (err) {
+    // Say which: a trainer, a sidecar or the broker each point at a different watcher.
+    throw new Error(`${(err as Error).message}: ${processesOf(dir, o).join('; ')}`);
+  }
+}
 
 function start(args: readonly string[]) {
   const r = runCli(args);

@@ -39,6 +39,7 @@ export class WatermarkPublisher implements StoredListener {
   private dirty = new Map<string, Pending>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  private stopping = false;
   private stopped = false;
   /** Watermarks published, and flushes that waited because the store was not durable yet. */
   readonly stats = { published: 0, deferred: 0 };
@@ -69,13 +70,18 @@ export class WatermarkPublisher implements StoredListener {
     return this.flushing;
   }
 
+  /** A last flush, then nothing more: no timer is left to publish once the client is closed. */
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.flush();
     this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   private schedule(): void {
-    if (this.timer !== null || this.stopped) return;
+    // Deferred marks are not retried while stopping: the sidecars keep those records and resend them.
+    if (this.timer !== null || this.stopping) return;
     this.timer = setTimeout(() => void this.flush(), this.o.intervalMs);
   }
 
@@ -110,6 +116,7 @@ export class WatermarkPublisher implements StoredListener {
   }
 
   private publish(topic: string, payload: string): void {
+    if (this.stopped) return;
     // Not awaited: the broker's ack of a watermark gates nothing here, and a broker outage must not
     // hold the flush chain; a lost watermark is superseded by the next.
     this.o.publisher.publish(topic, payload, { retain: true }).catch((err: unknown) => this.o.onError?.(err));
