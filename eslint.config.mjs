@@ -4,7 +4,17 @@ import tseslint from 'typescript-eslint';
 import { architectureRules } from './eslint.architecture.mjs';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'node_modules/**', 'charts/**', 'coverage/**', '.scratch/**', '**/*.cjs', '**/*.mjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      'node_modules/**',
+      'charts/**',
+      'coverage/**',
+      '.scratch/**',
+      '**/*.cjs',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -80,9 +80,7 @@ function check(body: unknown, cfg: SidecarConfig): void {
   expect(r.review.response.uid).toBe(req.uid);
   expect(r.review.response.allowed).toBe(true);
   if (r.review.response.patch !== undefined) {
-    const ops = JSON.parse(
-      Buffer.from(r.review.response.patch, 'base64').toString('utf8'),
-    ) as Operation[];
+    const ops = JSON.parse(Buffer.from(r.review.response.patch, 'base64').toString('utf8')) as Operation[];
     expect(Array.isArray(ops)).toBe(true);
     expect(() => fastJsonPatch.applyPatch(structuredClone(req.object), ops, true)).not.toThrow();
   }
