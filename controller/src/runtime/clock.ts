@@ -45,10 +45,3 @@ export interface Timers {
   setTimeout(fn: () => void, ms: number): TimerHandle;
   clearTimeout(handle: TimerHandle): void;
 }
-
-/** Node's timers. Unref'd: a pending round never keeps a finished process alive. */
-export const realTimers: Timers = {
-  // Node caps a delay at 2^31 − 1 ms (about 24.8 days) and fires longer ones at once.
-  setTimeout: (fn, ms) => ({ id: setTimeout(fn, Math.min(ms, 2 ** 31 - 1)).unref() }),
-  clearTimeout: (h) => clearTimeout(h.id as NodeJS.Timeout),
-};
