@@ -31,9 +31,16 @@ export const jobSpecSchema = z
     /** Sync: the global batch M (per-worker batch ⌊M/w⌋). Async: the per-worker batch. See `batch.ts`. */
     batchSize: z.number().int().positive(),
     stepsPerEpoch: z.number().int().positive(),
-    /** Convergence rule: per-epoch normalised loss decrease below `threshold` for `patience` epochs. */
+    /**
+     * Convergence rule: per-epoch normalised loss decrease below `threshold` for `patience` epochs.
+     * `stopsJob: false`: the rule only predicts; the program ends the job itself (fixed epochs).
+     */
     convergence: z
-      .object({ threshold: z.number().positive().max(0.5), patience: z.number().int().min(1).max(20) })
+      .object({
+        threshold: z.number().positive().max(0.5),
+        patience: z.number().int().min(1).max(20),
+        stopsJob: z.boolean().optional(),
+      })
       .strict()
       .default({ threshold: 0.02, patience: 2 }),
     /** A prior on the epochs needed, used until the convergence model is fitted. */

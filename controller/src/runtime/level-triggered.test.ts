@@ -207,6 +207,21 @@ describe('the level-triggered loop', () => {
     expect(backend.running.has('default/conv')).toBe(false);
   });
 
+  it('leaves a job of fixed work (convergence.stopsJob false) to end by itself, whatever its loss', async () => {
+    const backend = new FakeBackend();
+    const { controller: c } = await start({ backend, core: directCore({ value: { ps: 1, workers: 1 } }) });
+    const spec = testJobSpec('fixed');
+    await c.submit({ ...spec, convergence: { ...spec.convergence, stopsJob: false } });
+    await round(c, 'pre-run');
+    await round(c);
+    const steps = Array.from({ length: 40 }, (_, i) => (i + 1) * 25);
+    log(c, 'fixed', steps, (s) => (s <= 400 ? 2 / (1 + s / 100) : 0.5)); // the same flat tail as above
+    await round(c, 'pre-run');
+    await round(c);
+    expect(c.get('default/fixed')).toMatchObject({ phase: 'running' });
+    expect(backend.plans.flat().filter((a) => a.kind === 'finish')).toEqual([]);
+  });
+
   it('adopts a job the backend already records as finished instead of starting it again', async () => {
     const store = new MemoryStore();
     const first = await start({ store, core: directCore({ value: { ps: 1, workers: 1 } }) });

@@ -88,7 +88,7 @@ export function epochCompleted(e: JobEntry): boolean {
  * round (`once`) it is checked only when new observations arrived since the last check.
  */
 export function convergedEnd(e: JobEntry, once: boolean): JobEnd | null {
-  if (isTerminal(e)) return null;
+  if (isTerminal(e) || e.rec.spec.convergence.stopsJob === false) return null;
   if (once) {
     // The rule reads completed epochs only: nothing to check before another one completes.
     const epochs = Math.floor(e.obs.stepsDone() / e.rec.spec.stepsPerEpoch);

@@ -69,7 +69,7 @@ const MAX_IDLE_ROUNDS = 20;
 /** The runtime's job spec of a trace job (its rule and prior; the hidden truth stays in the trainer). */
 export function traceJobSpec(
   t: TraceJob,
-  rule: { threshold: number; patience: number },
+  rule: { threshold: number; patience: number; stopsJob?: boolean },
   priorEpochs: number,
 ): JobSpec {
   const parsed = parseJobSpec({
@@ -198,10 +198,13 @@ async function drive(c: DriveContext): Promise<SimulationResult> {
   return results(ctl, backend, timeline, watched);
 }
 
-/** The convergence rule the job's user set: the trace's, or the one its fixed work was mapped to. */
-function ruleOf(job: TraceJob): { threshold: number; patience: number } {
+/**
+ * The convergence rule the job's user set: the trace's, or the one its fixed work was mapped to. A
+ * job of fixed work (epochs, steps) ends when its program does; the mapped rule only predicts.
+ */
+function ruleOf(job: TraceJob): { threshold: number; patience: number; stopsJob?: boolean } {
   const { threshold, patience } = resolveWork(job.work, job.stepsPerEpoch).convergence;
-  return { threshold, patience };
+  return job.work.kind === 'loss-curve' ? { threshold, patience } : { threshold, patience, stopsJob: false };
 }
 
 function checkStall(
