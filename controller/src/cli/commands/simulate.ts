@@ -17,6 +17,7 @@ import {
 import { loadMeasured, workloadSource } from '../../sim/load';
 import { productionModels } from '../../sim/models';
 import { writePlots } from '../../sim/plots';
+import { WORKLOAD_NAMES } from '../../sim/workloads';
 import { intFlag, note, numberFlag, printJson } from '../output';
 
 interface SimulateFlags {
@@ -160,7 +161,7 @@ export function registerSimulateCommands(program: Command): void {
     .description('replay a workload on a simulated cluster and compare scheduling policies (paper §6)')
     .option(
       '--workload <name|trace.json>',
-      'paper, all-sync, all-async, poisson, bursty, large, or a trace file',
+      `${WORKLOAD_NAMES.join(', ')}, or a trace file`,
       'paper',
     )
     .option(
