@@ -212,6 +212,7 @@ async function startParts(
     onError: (err) => log.warn({ err }, 'watermarks'),
   });
   ctl.ingest.listen(watermarks);
+  undo.push(() => watermarks.stop());
   await bridge.open();
   const arrivals = scheduleWorkload(ctl, o.workload, log);
   undo.push(async () => arrivals.cancel());

@@ -33,10 +33,30 @@ describe('connectBridge', () => {
     await bridge.publish('optimus/v1/test', 'still here', { retain: false });
   });
 
-  it('rejects when the first connection fails', async () => {
+  it('rejects when no broker answers before the open deadline', async () => {
     await expect(
-      connectBridge({ url: 'mqtt://127.0.0.1:1', clientId: 'bridge-test-fail', onMessage: () => {} }),
+      connectBridge({
+        url: 'mqtt://127.0.0.1:1',
+        clientId: 'bridge-test-fail',
+        onMessage: () => {},
+        openTimeoutMs: 800,
+      }),
     ).rejects.toThrow();
+  });
+
+  it('keeps trying while the broker is not up yet (a restarting broker refuses or resets the socket)', async () => {
+    const probe = await startEmbeddedBroker(0);
+    const port = Number(new URL(probe.url).port);
+    await probe.close();
+    const opening = connectBridge({
+      url: `mqtt://127.0.0.1:${port}`,
+      clientId: 'bridge-late',
+      onMessage: () => {},
+    });
+    await new Promise((r) => setTimeout(r, 700));
+    broker = await startEmbeddedBroker(port);
+    bridge = await opening;
+    expect(bridge.client.connected).toBe(true);
   });
 });
 

@@ -12,6 +12,8 @@ import { CONTROLLER_STATUS_TOPIC, METRICS_FILTER, STATUS_FILTER } from '../../..
 import type { Publisher } from './controller';
 
 const CLOSE_TIMEOUT_MS = 2000;
+/** How long `open` keeps retrying a broker that resets or refuses the socket. */
+const OPEN_DEADLINE_MS = 30_000;
 
 export interface BridgeOptions {
   readonly url: string;
@@ -34,6 +36,8 @@ export interface BridgeOptions {
   readonly birth?: () => { readonly topic: string; readonly payload: string };
   /** Called after every connect (first and reconnects), e.g. to reconcile broker identities. */
   readonly onConnect?: (client: MqttClient) => void;
+  /** How long `open` retries a broker that resets or refuses the socket (default 30 s). */
+  readonly openTimeoutMs?: number;
 }
 
 export interface MqttBridge extends Publisher {
@@ -65,15 +69,30 @@ export function createBridge(o: BridgeOptions): MqttBridge {
     async open() {
       opened = true;
       await new Promise<void>((resolve, reject) => {
-        const failFirst = (err: Error) => {
+        // A refused CONNACK (bad credentials, not authorised) is final; a reset or refused socket
+        // (a broker restarting, taking over the session of a killed controller) is retried by
+        // mqtt.js until the deadline.
+        const deadline = setTimeout(
+          () => fail(lastError ?? new Error(`no CONNACK from ${o.url}`)),
+          o.openTimeoutMs ?? OPEN_DEADLINE_MS,
+        );
+        let lastError: Error | null = null;
+        const fail = (err: Error) => {
+          clearTimeout(deadline);
+          client.off('error', onFirstError);
           client.end(true);
           reject(err);
         };
-        client.once('error', failFirst);
+        const onFirstError = (err: Error & { code?: unknown }) => {
+          lastError = err;
+          if (typeof err.code === 'number') fail(err);
+        };
+        client.on('error', onFirstError);
         client.once('connect', () => {
+          clearTimeout(deadline);
           // Later errors must neither end the client (it reconnects on its own) nor go unheard:
           // an 'error' event without a listener would crash the process.
-          client.off('error', failFirst);
+          client.off('error', onFirstError);
           client.on('error', (err) => o.onError?.(err));
           resolve();
         });

@@ -36,7 +36,8 @@ export function startLocal(
     ],
     { cwd: REPO, env: { ...process.env, OPTIMUS_LOG_LEVEL: 'warn', ...env } },
   );
-  const ready = child.waitFor(/API at (http:\/\/[^\s]+) .* broker (mqtt:\/\/\S+)/, 90_000);
+  // The CLI's second line: `  API http://host:port/api/v1/jobs · metrics … · broker mqtt://…`.
+  const ready = child.waitFor(/API (http:\/\/[^\s]+)\/api\/v1\/jobs .* broker (mqtt:\/\/\S+)/, 90_000);
   ready.catch(() => undefined); // reported to whoever asks for the API or the broker
   return {
     child,
