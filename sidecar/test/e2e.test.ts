@@ -266,3 +266,33 @@ describe('configuration errors', () => {
     expect(run.stderr()).toContain('OPTIMUS_STATE_DIR (--state-dir): cannot create');
   });
 });
+
+describe('sidecar stopping with its broker gone for good', () => {
+  it('exits on a second SIGTERM while it reconnects (the run that started it was killed)', async () => {
+    const broker = await aedesBroker();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sidecar-gone-'));
+    const log = path.join(dir, 'train.log');
+    const job = `gone-${process.pid}`;
+    const sub = await subscribe(broker.url, `optimus/v1/ml/${job}/#`, broker.version);
+    const run = spawnSidecar(
+      { log, broker: broker.sidecarUrl, 'batch-size': '32' },
+      { OPTIMUS_JOB: job, OPTIMUS_MQTT_VERSION: String(broker.version) },
+    );
+    try {
+      await sub.until(() => sub.statuses.includes('online'));
+      await sub.close();
+      await broker.close(); // never comes back: the sidecar reconnects in vain
+      fs.appendFileSync(log, speedLine(0) + speedLine(1));
+      fs.writeFileSync(`${log}.done`, '');
+      await sleep(1500);
+      run.child.kill('SIGTERM'); // the training ended: it tries to deliver first (a grace period)
+      await sleep(300);
+      run.child.kill('SIGTERM'); // the second one stops it at once
+      const code = await Promise.race([run.exited, sleep(5000).then(() => 'still running' as const)]);
+      expect(code).toBe(1); // records were pending: not a clean delivery
+    } finally {
+      run.child.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

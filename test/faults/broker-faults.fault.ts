@@ -18,9 +18,10 @@ import { hasMosquitto, startChartMosquitto, type ChartMosquitto } from '../chart
 const dirs: string[] = [];
 const brokers: ChartMosquitto[] = [];
 afterAll(async () => {
-  for (const b of brokers) await b.stop();
+  // Processes first: a failing broker stop must not leave a controller running.
   for (const d of dirs) killLocalProcesses(d);
   await killAll();
+  for (const b of brokers) await b.stop().catch(() => undefined);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 

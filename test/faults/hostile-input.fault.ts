@@ -53,9 +53,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await client?.endAsync(true);
+  // Processes first: a failing close must not leave the controller running.
   killLocalProcesses(stateDir);
   await killAll();
+  await client?.endAsync(true).catch(() => undefined);
   rmSync(root, { recursive: true, force: true });
 });
 

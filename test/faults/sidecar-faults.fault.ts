@@ -46,9 +46,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await spy?.close();
+  // Processes first: a failing close must not leave the controller running.
   killLocalProcesses(stateDir);
   await killAll();
+  await spy?.close().catch(() => undefined);
   rmSync(root, { recursive: true, force: true });
 });
 

@@ -155,13 +155,18 @@ export class MqttConnection {
     this.stopped = true;
     this.clearTimers();
     const s = this.socket;
-    if (s === null) return;
+    // Between reconnects the socket is the last one, already closed: its 'close' will not come again.
+    if (s === null || s.closed) return;
     this.flush();
     await new Promise<void>((resolve) => {
       s.once('close', () => resolve());
       if (graceful && this.connected) s.end(DISCONNECT);
       else s.destroy();
-      setTimeout(() => s.destroy(), 1000).unref();
+      // Bounded whatever the socket does: a stopping sidecar must exit.
+      setTimeout(() => {
+        s.destroy();
+        resolve();
+      }, 1000).unref();
     });
   }
 
