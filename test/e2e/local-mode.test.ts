@@ -79,16 +79,16 @@ describe('local mode end to end', () => {
     expect(summary.messages.rejected).toBe(0);
   });
 
-  it('fitted the models while the jobs ran, and the policy resized a job past its pre-run samples', () => {
+  it('fitted a convergence model while the jobs ran, and the policy resized a job past its pre-run samples', () => {
     const records = run.controller.records();
-    // Both models of a job were fitted on what its sidecars logged (a job this short may end before
-    // its loss history has enough points: not every job gets there).
+    // A job's convergence model was fitted on what its sidecars logged (a job this short may end
+    // before its loss history has enough points: not every job gets there).
     expect(
-      [...models.values()].some((m) => m?.convergence.status === 'ok' && m.speedFitted),
+      [...models.values()].some((m) => m?.convergence.status === 'ok'),
       JSON.stringify([...models].map(([k, m]) => [k, m?.convergence.status, m?.speedFitted])),
     ).toBe(true);
-    // The speed model needs MIN_FIT_SHAPES shapes: the pre-run gives PRE_RUN_DEFAULTS.budget of them,
-    // the policy's own decisions the rest.
+    // After its pre-run samples (PRE_RUN_DEFAULTS.budget shapes) a job ran a shape the policy chose
+    // from the models fitted on them.
     expect(records.some((r) => r.spans.length > PRE_RUN_DEFAULTS.budget)).toBe(true);
   });
 

@@ -54,6 +54,8 @@ export function startRun(
       POD_NAME: o.identity ?? 'controller-0',
       POD_NAMESPACE: 'optimus-system',
       OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',
+      // Two samples: the scenarios here crash and resize inside a pre-run.
+      OPTIMUS_PRE_RUN_BUDGET: '2',
       OPTIMUS_LOG_LEVEL: 'silent',
     }),
     kubeConfig: kubeConfigFor(cluster.double.url, CONTROLLER_TOKEN),

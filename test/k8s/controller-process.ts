@@ -44,6 +44,8 @@ export function spawnController(cluster: TestCluster, brokerUrl: string): Contro
         POD_NAME: 'controller-0',
         POD_NAMESPACE: 'optimus-system',
         OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',
+        // Two samples: the scenarios here crash and resize inside a pre-run.
+        OPTIMUS_PRE_RUN_BUDGET: '2',
         OPTIMUS_LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'ignore', 'pipe'],

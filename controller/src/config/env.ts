@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { PRE_RUN_DEFAULTS } from '../runtime/pre-run';
 
 const boolText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -38,6 +39,7 @@ const envSchema = z.object({
   OPTIMUS_POLICY: z.string().min(1).default('optimus'),
   OPTIMUS_SCHEDULING_INTERVAL_SEC: positiveSeconds.default(600),
   OPTIMUS_RESTART_COST_SEC: nonNegativeSeconds.default(60),
+  OPTIMUS_PRE_RUN_BUDGET: z.coerce.number().int().min(0).max(8).default(PRE_RUN_DEFAULTS.budget),
   OPTIMUS_LEADER_ELECTION: boolText.default(true),
   OPTIMUS_LEASE_NAME: z.string().min(1).default('optimus-controller'),
   POD_NAME: z.string().min(1).optional(),
@@ -106,6 +108,10 @@ export const SETTINGS = {
     '--scheduling-interval-sec',
     'seconds between scheduling rounds (default 600)',
   ],
+  OPTIMUS_PRE_RUN_BUDGET: [
+    '--pre-run-budget',
+    `sample shapes each new job runs before its first decision, 0-8 (default ${PRE_RUN_DEFAULTS.budget})`,
+  ],
   OPTIMUS_RESTART_COST_SEC: [
     '--restart-cost-sec',
     'assumed checkpoint → restart cost of a resize (default 60)',
@@ -158,6 +164,8 @@ export interface ControllerConfig {
   readonly policy: string;
   readonly schedulingIntervalSec: number;
   readonly restartCostSec: number;
+  /** Sample shapes of each new job's pre-run (0: none). */
+  readonly preRunBudget: number;
   readonly leaderElection: boolean;
   readonly leaseName: string;
   readonly podName: string | undefined;
@@ -225,6 +233,7 @@ export function loadConfig(
     policy: e.OPTIMUS_POLICY,
     schedulingIntervalSec: e.OPTIMUS_SCHEDULING_INTERVAL_SEC,
     restartCostSec: e.OPTIMUS_RESTART_COST_SEC,
+    preRunBudget: e.OPTIMUS_PRE_RUN_BUDGET,
     leaderElection: e.OPTIMUS_LEADER_ELECTION,
     leaseName: e.OPTIMUS_LEASE_NAME,
     podName: e.POD_NAME,

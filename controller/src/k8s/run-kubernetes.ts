@@ -193,6 +193,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     id: identity,
     schedulingIntervalSec: cfg.schedulingIntervalSec,
     restartCostSec: cfg.restartCostSec,
+    preRun: { budget: cfg.preRunBudget },
   });
   controller = ctl;
   registerEventMetrics(ctl.metrics.registry, backend.events);

@@ -64,6 +64,8 @@ export interface LocalOptions {
   readonly timeScale: number;
   readonly schedulingIntervalSec: number;
   readonly restartCostSec: number;
+  /** Sample shapes of each new job's pre-run (default PRE_RUN_DEFAULTS.budget). */
+  readonly preRunBudget?: number | undefined;
   readonly policy: string;
   /** External broker; the embedded one when undefined. */
   readonly brokerUrl?: string | undefined;
@@ -199,6 +201,7 @@ async function startParts(
     id: 'local',
     schedulingIntervalSec: o.schedulingIntervalSec,
     restartCostSec: o.restartCostSec,
+    ...(o.preRunBudget !== undefined && { preRun: { budget: o.preRunBudget } }),
   });
   controller = ctl;
   const drained = await backend.drainLeftovers();

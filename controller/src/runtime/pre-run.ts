@@ -8,13 +8,13 @@ import type { JobSpec } from './job-spec';
 
 /**
  * The pre-run's defaults: how many sample shapes (the paper ran 5) and how large they may be.
- * In the simulator (paper workload, 5 seeds, through this loop) every sample costs more than its
- * better first fit gains: avg JCT 1,270 s without a pre-run, 1,433 s with 2 samples, 1,493 s with 4,
- * and larger bounds cost more still (ADR 0009). Two small samples are the default: the job's first
- * decision sees two measured shapes, for little. A sample ends after this many speed records per
- * worker (each a Speedometer average of its batches; the warm-up one is not counted).
+ * In the simulator (paper workload, 5 seeds, through this loop) every sample beyond the first costs
+ * more than its better first fit gains: avg JCT 1,270 s without a pre-run, 1,267 s with one sample
+ * (1×1), 1,433 s with 2, 1,493 s with 4 (ADR 0009). One sample is the default: the job's first
+ * decision starts from a measured speed at no cost over none. A sample ends after this many speed
+ * records per worker (each a Speedometer average of its batches; the warm-up one is not counted).
  */
-export const PRE_RUN_DEFAULTS = { budget: 2, maxPs: 2, maxWorkers: 3, recordsPerWorker: 1 } as const;
+export const PRE_RUN_DEFAULTS = { budget: 1, maxPs: 2, maxWorkers: 3, recordsPerWorker: 1 } as const;
 
 /** Resources a set of pre-run shapes needs at most (the largest ps and worker counts). */
 export function preRunFootprint(spec: JobSpec, shapes: readonly JobShape[]): Resources {

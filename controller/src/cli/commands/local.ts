@@ -147,6 +147,7 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
       timeScale: flags.timeScale,
       schedulingIntervalSec: cfg.schedulingIntervalSec,
       restartCostSec: cfg.restartCostSec,
+      preRunBudget: cfg.preRunBudget,
       policy: cfg.policy,
       brokerUrl: cfg.brokerUrl,
       brokerUsername: cfg.brokerUsername,
