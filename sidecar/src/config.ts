@@ -41,6 +41,8 @@ export interface SidecarConfig {
   resendAfterMs: number;
   /** At the end of training, how long to wait for the controller's confirmation before exiting. */
   confirmWaitMs: number;
+  /** Stop as on SIGTERM when this process is no longer our parent (a local run that was killed). */
+  parentPid: number | null;
   debug: boolean;
 }
 
@@ -94,6 +96,10 @@ const SETTINGS = {
   'confirm-wait-sec': [
     'OPTIMUS_CONFIRM_WAIT_SEC',
     "at the end, wait this long for the controller's confirmation before exiting (default 120)",
+  ],
+  'parent-pid': [
+    'OPTIMUS_PARENT_PID',
+    'stop as on SIGTERM once this process is no longer our parent (local mode; default: none)',
   ],
   debug: ['OPTIMUS_DEBUG', 'set to 1 for debug logs (samples of unparsed lines)'],
 } as const;
@@ -199,6 +205,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): SidecarConfi
     batchRecords: Math.min(MAX_BATCH_RECORDS, int('batch-records', 64, 1) as number),
     resendAfterMs: int('resend-after-ms', 15_000, 100) as number,
     confirmWaitMs: (int('confirm-wait-sec', 120, 0) as number) * 1000,
+    parentPid: int('parent-pid', null, 1),
     debug: raw('debug') === '1' || raw('debug') === 'true',
   };
 }

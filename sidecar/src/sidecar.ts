@@ -248,6 +248,17 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // Local mode: a controller killed with SIGKILL sends no signal. Its end stops us the same way (the
+  // outbox keeps what is undelivered; the next run drains it).
+  if (cfg.parentPid !== null) {
+    const parent = cfg.parentPid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      onSignal('parent exited');
+    }, 500);
+    watch.unref();
+  }
   return exit;
 }
 

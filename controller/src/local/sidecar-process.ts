@@ -58,6 +58,8 @@ export function spawnSidecar(o: SidecarLaunch): Spawned {
     // the task (or the next drain) sends them again until the controller confirms (ADR 0012).
     OPTIMUS_CONFIRM_WAIT_SEC: '2',
     OPTIMUS_LOCAL_MARKER: o.marker,
+    // A controller killed with SIGKILL signals nobody: the sidecar watches it (as the trainer does).
+    OPTIMUS_PARENT_PID: String(process.pid),
   };
   return spawnNode({ script: o.script, args, env, stderrFile: files.stderr(`sidecar-${index}`) });
 }
