@@ -57,6 +57,11 @@ interface TaskProcs {
   starting: boolean;
   /** The trainer's exit code once it exited on its own; null while it runs. */
   exit: number | null;
+  /**
+   * An exit while `starting` after the task said it runs (a worker resumed at its last step prints
+   * its start line and ends at once): handled once the start is confirmed, not dropped.
+   */
+  exitWhileStarting: number | null;
 }
 
 interface LocalJob {
@@ -74,6 +79,12 @@ interface LocalJob {
 export class LocalBackend implements Backend {
   readonly executor: Executor = { execute: (plan, o) => this.execute(plan, o) };
   private readonly jobs = new Map<string, LocalJob>();
+  /**
+   * Each job's last execution: a job's next actions wait for it. A rollout the runtime gave up on
+   * (timed out, aborted) may still be stopping what it started; a new plan for the job must not
+   * interleave with that (it would lose track of the processes the first one started).
+   */
+  private readonly chains = new Map<string, Promise<void>>();
   private events: BackendEvents | null = null;
 
   constructor(private readonly o: LocalBackendOptions) {}
@@ -117,6 +128,7 @@ export class LocalBackend implements Backend {
       actions: [{ kind: 'suspend', jobId, reason: 'removed from the controller' }],
     });
     this.jobs.delete(jobId);
+    this.chains.delete(jobId);
     if (r.failed[0]) throw new Error(r.failed[0].error);
   }
 
@@ -166,20 +178,24 @@ export class LocalBackend implements Backend {
     for (const a of plan.actions) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
     // Jobs are independent: their actions run concurrently; one job's actions run in order.
     await Promise.all(
-      [...byJob].map(async ([, actions]) => {
-        for (const a of actions) {
-          if (o?.signal?.aborted) {
-            outcome.set(a, `aborted: ${String(o.signal.reason)}`);
-            continue;
+      [...byJob].map(([jobId, actions]) => {
+        const run = (this.chains.get(jobId) ?? Promise.resolve()).then(async () => {
+          for (const a of actions) {
+            if (o?.signal?.aborted) {
+              outcome.set(a, `aborted: ${String(o.signal.reason)}`);
+              continue;
+            }
+            outcome.set(
+              a,
+              await this.apply(a, o?.signal).then(
+                () => null,
+                (e: unknown) => (e as Error).message,
+              ),
+            );
           }
-          outcome.set(
-            a,
-            await this.apply(a, o?.signal).then(
-              () => null,
-              (e: unknown) => (e as Error).message,
-            ),
-          );
-        }
+        });
+        this.chains.set(jobId, run);
+        return run;
       }),
     );
     const applied = plan.actions.filter((a) => outcome.get(a) === null);
@@ -228,7 +244,7 @@ export class LocalBackend implements Backend {
     job.tasks = current.placement.map((p) => this.startTask(job, p));
     const failure = await this.waitRunning(job.tasks, signal);
     if (failure === null) {
-      for (const t of job.tasks) t.starting = false;
+      for (const t of job.tasks) this.started(job, t);
       return;
     }
     await this.stopAll(job);
@@ -287,7 +303,15 @@ export class LocalBackend implements Backend {
     });
     this.o.pids.add(trainer.child.pid, `${spec.name} ${p.role}-${p.index}`);
     const sidecar = p.role === 'worker' ? this.startSidecar(job, p.index, cfg) : null;
-    const procs: TaskProcs = { placement: p, trainer, sidecar, stopping: false, starting: true, exit: null };
+    const procs: TaskProcs = {
+      placement: p,
+      trainer,
+      sidecar,
+      stopping: false,
+      starting: true,
+      exit: null,
+      exitWhileStarting: null,
+    };
     void trainer.exited.then((code) => this.onTrainerExit(job, procs, code)).catch(this.report);
     return procs;
   }
@@ -331,7 +355,21 @@ export class LocalBackend implements Backend {
     } catch (err) {
       this.report(err); // bookkeeping only: the exit below still counts
     }
-    if (procs.stopping || procs.starting || !job.tasks.includes(procs)) return;
+    if (procs.stopping || !job.tasks.includes(procs)) return;
+    if (procs.starting) {
+      procs.exitWhileStarting = code; // a failed start if it never ran (waitRunning says so)
+      return;
+    }
+    this.noteExit(job, procs, code);
+  }
+
+  /** The start of a task is confirmed: an exit that came meanwhile now counts. */
+  private started(job: LocalJob, procs: TaskProcs): void {
+    procs.starting = false;
+    if (procs.exitWhileStarting !== null) this.noteExit(job, procs, procs.exitWhileStarting);
+  }
+
+  private noteExit(job: LocalJob, procs: TaskProcs, code: number): void {
     procs.exit = code;
     const { role, index } = procs.placement;
     // 143: stopped by a signal from outside (it checkpointed), like a pod evicted: not the job's end.
@@ -389,7 +427,7 @@ export class LocalBackend implements Backend {
       await this.stopAll(job);
       throw new Error(`replacement worker ${index}: ${failure}; the job was stopped`);
     }
-    task.starting = false;
+    this.started(job, task);
   }
 
   private checkServers(placement: readonly TaskPlacement[]): void {
