@@ -24,17 +24,39 @@ import { QUIET_MS_DEFAULT } from '../src/config';
 import { parseBuffer } from '../src/parse/parse-buffer';
 import { mxnetLog } from './generate';
 
-const { values } = parseArgs({
-  options: {
-    json: { type: 'boolean' },
-    duration: { type: 'string' },
-    lines: { type: 'string' },
-    rate: { type: 'string' },
-    'node-flags': { type: 'string' },
-    'quiet-ms': { type: 'string' },
-    idle: { type: 'string' },
-  },
-});
+const USAGE = `Usage: npm run bench:sidecar -- [--json] [--duration <s>=60] [--idle <s>=60] [--rate <lines/s>=100]
+                              [--lines <n>=1000000] [--quiet-ms <ms>] [--node-flags <flags>]`;
+function parseFlags() {
+  try {
+    return parseArgs({
+      options: {
+        json: { type: 'boolean' },
+        duration: { type: 'string' },
+        lines: { type: 'string' },
+        rate: { type: 'string' },
+        'node-flags': { type: 'string' },
+        'quiet-ms': { type: 'string' },
+        idle: { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`bench:sidecar: ${(err as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+const { values } = parseFlags();
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+for (const k of ['duration', 'lines', 'rate', 'quiet-ms', 'idle'] as const) {
+  const v = values[k];
+  if (v !== undefined && !(Number(v) >= 0)) {
+    process.stderr.write(`bench:sidecar: --${k} must be a non-negative number, got "${v}"\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
 const durationSec = Number(values.duration ?? 60);
 const parseLines = Number(values.lines ?? 1_000_000);
 const rate = Number(values.rate ?? 100);
