@@ -17,7 +17,7 @@ import type { CurrentJob } from '../runtime/core';
 import { perWorkerBatch, type JobSpec } from '../runtime/job-spec';
 import { JobFiles } from './job-files';
 import type { PidRegistry } from './processes';
-import { awaitOrStop, spawnNode, stopProcess, type Spawned } from './processes';
+import { awaitOrStop, spawnNode, stopProcess, waitAllReady, type Spawned } from './processes';
 import { spawnSidecar, type SidecarSettings } from './sidecar-process';
 import { trainerConfig } from './task-config';
 import type { TrainerConfig } from './trainer/config';
@@ -252,27 +252,12 @@ export class LocalBackend implements Backend {
   }
 
   /** Null once every task runs; otherwise why not. */
-  private async waitRunning(tasks: readonly TaskProcs[], signal?: AbortSignal): Promise<string | null> {
-    let timer: NodeJS.Timeout | undefined;
-    const limit = this.o.startTimeoutMs ?? 30_000;
-    const stop = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve(`the tasks did not run within ${limit / 1000} s`), limit);
-      signal?.addEventListener('abort', () => resolve(`aborted: ${String(signal.reason)}`), { once: true });
-    });
-    const each = tasks.map(async (t) =>
-      (await t.trainer.ready)
-        ? null
-        : `${t.placement.role} ${t.placement.index} exited with code ${await t.trainer.exited} before it ran`,
+  private waitRunning(tasks: readonly TaskProcs[], signal?: AbortSignal): Promise<string | null> {
+    return waitAllReady(
+      tasks.map((t) => ({ name: `${t.placement.role} ${t.placement.index}`, process: t.trainer })),
+      this.o.startTimeoutMs ?? 30_000,
+      signal,
     );
-    const all = Promise.all(each).then((r) => r.find((x) => x !== null) ?? null);
-    const failed = Promise.race(
-      each.map((p) => p.then((r) => (r === null ? new Promise<never>(() => {}) : r))),
-    );
-    try {
-      return await Promise.race([all, failed, stop]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private startTask(job: LocalJob, p: TaskPlacement): TaskProcs {

@@ -78,6 +78,34 @@ export async function awaitOrStop(p: Spawned, ms: number): Promise<number> {
   return r === 'timeout' ? stopProcess(p) : r;
 }
 
+/**
+ * Null once every process printed its ready line; otherwise why not: one exited first, the limit
+ * passed, or the signal aborted. Like pods reaching Running: the first failure answers at once.
+ */
+export async function waitAllReady(
+  processes: readonly { readonly name: string; readonly process: Spawned }[],
+  limitMs: number,
+  signal?: AbortSignal,
+): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const stop = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`the tasks did not run within ${limitMs / 1000} s`), limitMs);
+    signal?.addEventListener('abort', () => resolve(`aborted: ${String(signal.reason)}`), { once: true });
+  });
+  const each = processes.map(async ({ name, process: p }) =>
+    (await p.ready) ? null : `${name} exited with code ${await p.exited} before it ran`,
+  );
+  const all = Promise.all(each).then((r) => r.find((x) => x !== null) ?? null);
+  const failed = Promise.race(
+    each.map((p) => p.then((r) => (r === null ? new Promise<never>(() => {}) : r))),
+  );
+  try {
+    return await Promise.race([all, failed, stop]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The pids this controller started, persisted so a successor can clean up after a crash. */
 export class PidRegistry {
   private readonly pids = new Map<number, string>();

@@ -72,11 +72,11 @@ export function createBridge(o: BridgeOptions): MqttBridge {
         // A refused CONNACK (bad credentials, not authorised) is final; a reset or refused socket
         // (a broker restarting, taking over the session of a killed controller) is retried by
         // mqtt.js until the deadline.
+        let lastError: Error | null = null;
         const deadline = setTimeout(
           () => fail(lastError ?? new Error(`no CONNACK from ${o.url}`)),
           o.openTimeoutMs ?? OPEN_DEADLINE_MS,
         );
-        let lastError: Error | null = null;
         const fail = (err: Error) => {
           clearTimeout(deadline);
           client.off('error', onFirstError);
