@@ -159,11 +159,7 @@ export function registerSimulateCommands(program: Command): void {
   program
     .command('simulate')
     .description('replay a workload on a simulated cluster and compare scheduling policies (paper §6)')
-    .option(
-      '--workload <name|trace.json>',
-      `${WORKLOAD_NAMES.join(', ')}, or a trace file`,
-      'paper',
-    )
+    .option('--workload <name|trace.json>', `${WORKLOAD_NAMES.join(', ')}, or a trace file`, 'paper')
     .option(
       '--policies <list>',
       'comma-separated policies (ratios are against optimus)',
