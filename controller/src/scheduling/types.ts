@@ -23,6 +23,55 @@ export interface ServerSnapshot {
    * What our jobs hold is NOT counted here: every round re-decides all of our jobs.
    */
   readonly reserved: Resources;
+  /** Node labels (Kubernetes), matched by a job's {@link NodeConstraint}s. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Taints that keep tasks off unless tolerated (only NoSchedule / NoExecute matter). */
+  readonly taints?: readonly Taint[];
+}
+
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: string;
+}
+
+export interface Toleration {
+  readonly key?: string;
+  /** 'Equal' (default) or 'Exists'. */
+  readonly operator?: string;
+  readonly value?: string;
+  /** Empty: tolerates every effect. */
+  readonly effect?: string;
+}
+
+export interface NodeRequirement {
+  readonly key: string;
+  /** In, NotIn, Exists, DoesNotExist, Gt, Lt (Kubernetes node selector operators). */
+  readonly operator: string;
+  readonly values?: readonly string[];
+}
+
+/** One required node-affinity term: every requirement holds (`matchFields` only on `metadata.name`). */
+export interface NodeSelectorTerm {
+  readonly matchExpressions?: readonly NodeRequirement[];
+  readonly matchFields?: readonly NodeRequirement[];
+}
+
+/**
+ * Where a task may run, with Kubernetes semantics: every `nodeSelector` label equal, at least one
+ * of `terms` (required node affinity) matching when given, every NoSchedule/NoExecute taint
+ * tolerated. What a pod template says, so that a pinned pod never lands where it cannot be bound.
+ */
+export interface NodeConstraint {
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  readonly terms?: readonly NodeSelectorTerm[];
+  readonly tolerations?: readonly Toleration[];
+}
+
+/** Per role, constraints that must all admit a server (a PS also carries its job's scheduler pod's). */
+export interface RoleConstraints {
+  readonly ps?: readonly NodeConstraint[];
+  readonly worker?: readonly NodeConstraint[];
 }
 
 /** The remaining work of a job, in steps, with an interval when estimated online. */
@@ -63,6 +112,8 @@ export interface JobSnapshot {
   readonly lostWorkers?: readonly number[];
   /** Optional weight on the job's gain (paper: 0.95 for new jobs; default 1). */
   readonly priority?: number;
+  /** Servers each role may use (absent: any server); see `core/eligibility.ts`. */
+  readonly constraints?: RoleConstraints;
 }
 
 export interface PolicyInput {

@@ -4,7 +4,8 @@
  */
 import type { SpeedModel } from '../../models/speed/types';
 import type { JobSnapshot, PolicyInput, ServerSnapshot } from '../types';
-import { dominantShare, resourceSpace, toVector, type ResourceSpace } from './resource-vector';
+import { eligibility, SLOT_CAPACITY, slotName, slotsOf, type Eligibility } from './eligibility';
+import { dominantShare, resourceSpace, toVector, withSlots, type ResourceSpace } from './resource-vector';
 
 export interface PreparedServer {
   readonly name: string;
@@ -48,8 +49,13 @@ export interface PreparedInput {
 
 /** Validates and vectorises a policy input. Pure. */
 export function prepare(input: PolicyInput): PreparedInput {
-  const space = resourceSpace(recordsOf(input));
-  const { servers, serverIndex } = prepareServers(space, input.servers);
+  const unique = uniqueServers(input.servers);
+  const eligible = eligibility(unique, input.jobs);
+  const space = withSlots(
+    resourceSpace(recordsOf(input)),
+    eligible.slots.map((_, i) => slotName(i)),
+  );
+  const { servers, serverIndex } = prepareServers(space, unique, eligible);
   const total = new Float64Array(space.names.length);
   for (const s of servers)
     for (let i = 0; i < total.length; i++) total[i] = (total[i] ?? 0) + (s.allocatable[i] ?? 0);
@@ -60,8 +66,10 @@ export function prepare(input: PolicyInput): PreparedInput {
     if (seen.has(job.id)) continue; // the first record with an id wins; see decide() for the rest
     seen.add(job.id);
     const reason = jobProblem(job);
+    const nowhere = eligible.nowhere.get(job.id);
     if (reason !== null) invalid.set(job.id, `invalid job: ${reason}`);
-    else jobs.push(prepareJob(space, total, job));
+    else if (nowhere !== undefined) invalid.set(job.id, nowhere);
+    else jobs.push(prepareJob(space, total, job, eligible));
   }
   jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const restartCostSec =
@@ -77,11 +85,16 @@ function* recordsOf(input: PolicyInput) {
   }
 }
 
-function prepareServers(space: ResourceSpace, list: readonly ServerSnapshot[]) {
+/** Duplicate names: the first record wins. */
+function uniqueServers(list: readonly ServerSnapshot[]): ServerSnapshot[] {
+  const seen = new Set<string>();
+  return list.filter((s) => !seen.has(s.name) && seen.add(s.name));
+}
+
+function prepareServers(space: ResourceSpace, list: readonly ServerSnapshot[], eligible: Eligibility) {
   const servers: PreparedServer[] = [];
   const serverIndex = new Map<string, number>();
   for (const s of list) {
-    if (serverIndex.has(s.name)) continue; // duplicate names: the first record wins
     const allocatable = toVector(space, s.capacity);
     const reserved = toVector(space, s.reserved);
     for (let i = 0; i < allocatable.length; i++) {
@@ -90,12 +103,26 @@ function prepareServers(space: ResourceSpace, list: readonly ServerSnapshot[]) {
     serverIndex.set(s.name, servers.length);
     servers.push({ name: s.name, index: servers.length, allocatable });
   }
+  eligible.slots.forEach((members, slot) => {
+    for (const i of members) {
+      const a = servers[i]?.allocatable;
+      if (a) a[space.real + slot] = SLOT_CAPACITY;
+    }
+  });
   return { servers, serverIndex };
 }
 
-function prepareJob(space: ResourceSpace, total: Float64Array, job: JobSnapshot): PreparedJob {
+function prepareJob(
+  space: ResourceSpace,
+  total: Float64Array,
+  job: JobSnapshot,
+  eligible: Eligibility,
+): PreparedJob {
   const ps = toVector(space, job.psDemand);
   const worker = toVector(space, job.workerDemand);
+  const slots = slotsOf(eligible, job.id);
+  for (const slot of slots.ps) ps[space.real + slot] = 1;
+  for (const slot of slots.worker) worker[space.real + slot] = 1;
   return {
     snapshot: job,
     id: job.id,

@@ -50,7 +50,7 @@ function roomiest(
     const f = free[s.index];
     if (s.index === exclude || !f || !fits(f, demand)) continue;
     let score = 0;
-    for (let r = 0; r < f.length; r++) score += (f[r] ?? 0) / ((input.total[r] ?? 0) || 1);
+    for (let r = 0; r < input.space.real; r++) score += (f[r] ?? 0) / ((input.total[r] ?? 0) || 1);
     if (score > bestScore) {
       bestScore = score;
       best = s.index;

@@ -10,6 +10,11 @@ import type { Resources } from '../../../../shared/src/units';
 export interface ResourceSpace {
   readonly names: readonly string[];
   readonly index: ReadonlyMap<string, number>;
+  /**
+   * Positions [0, real) are resources; [real, names.length) are eligibility slots
+   * (`eligibility.ts`), which take part in fit tests only.
+   */
+  readonly real: number;
 }
 
 /** Builds the space of every resource name that appears in any of `records`. */
@@ -17,7 +22,14 @@ export function resourceSpace(records: Iterable<Resources>): ResourceSpace {
   const names = new Set<string>();
   for (const r of records) for (const name of Object.keys(r)) names.add(name);
   const sorted = [...names].sort();
-  return { names: sorted, index: new Map(sorted.map((n, i) => [n, i])) };
+  return { names: sorted, index: new Map(sorted.map((n, i) => [n, i])), real: sorted.length };
+}
+
+/** `space` with `extra` slot dimensions appended after its resources. */
+export function withSlots(space: ResourceSpace, extra: readonly string[]): ResourceSpace {
+  if (extra.length === 0) return space;
+  const names = [...space.names.slice(0, space.real), ...extra];
+  return { names, index: new Map(names.map((n, i) => [n, i])), real: space.real };
 }
 
 /** A record → a dense vector; non-finite or negative amounts count as 0. */

@@ -28,7 +28,7 @@ export function alignmentPlacer(): Placer {
           const f = free[s];
           if (!f || !fits(f, demand)) continue;
           let score = 0;
-          for (let r = 0; r < f.length; r++)
+          for (let r = 0; r < input.space.real; r++)
             score += ((demand[r] ?? 0) * (f[r] ?? 0)) / ((scale[r] ?? 0) || 1) ** 2;
           if (score > top) {
             top = score;

@@ -44,12 +44,16 @@ export class ServerIndex {
       list.push(s.index);
       bySignature.set(sig, list);
     }
+    // Eligibility slots (positions ≥ real) split classes but are not room: they weigh nothing
+    // in keys, rarity or the class order (`core/eligibility.ts`).
+    const real = input.space.real;
+    const resourcesOf = (sig: string) => (sig === '' ? [] : sig.split(',').filter((r) => Number(r) < real));
     const offeredBy = new Map<string, number>();
     for (const sig of bySignature.keys())
-      for (const r of sig.split(',')) offeredBy.set(r, (offeredBy.get(r) ?? 0) + 1);
+      for (const r of resourcesOf(sig)) offeredBy.set(r, (offeredBy.get(r) ?? 0) + 1);
     const common = Math.max(0, ...offeredBy.values());
     const sigs = [...bySignature.keys()].sort(
-      (a, b) => a.split(',').length - b.split(',').length || (a < b ? -1 : 1),
+      (a, b) => resourcesOf(a).length - resourcesOf(b).length || (a < b ? -1 : 1),
     );
     this.classOf = new Int32Array(input.servers.length);
     this.key = new Float64Array(input.servers.length);
@@ -69,8 +73,10 @@ export class ServerIndex {
         for (const r of offers) max[r] = Math.max(max[r] ?? 0, a?.[r] ?? 0);
       }
       const scale = new Float64Array(max.length);
-      for (const r of offers)
+      for (const r of offers) {
+        if (r >= real) continue;
         scale[r] = ((offeredBy.get(String(r)) ?? 0) < common ? RARE_WEIGHT : 1) / (max[r] || 1);
+      }
       const cls: ServerClass = {
         offers,
         offered: new Set(offers),

@@ -23,14 +23,15 @@ export function strandingReserve(input: PreparedInput): Map<number, Float64Array
   for (const s of input.servers)
     for (let i = 0; i < r; i++) if ((s.allocatable[i] ?? 0) > 0) offeredBy[i] = (offeredBy[i] ?? 0) + 1;
   const reserve = new Map<number, Float64Array>();
-  for (let rare = 0; rare < r; rare++) {
+  // Only resources can be stranded; eligibility slots (positions ≥ real) are not resources.
+  for (let rare = 0; rare < input.space.real; rare++) {
     if ((offeredBy[rare] ?? 0) === 0 || offeredBy[rare] === input.servers.length) continue;
     let per: Float64Array | null = null;
     for (const job of input.jobs) {
       for (const d of [job.ps, job.worker]) {
         const unit = d[rare] ?? 0;
         if (unit <= 0) continue;
-        const v = d.map((x, i) => (i === rare ? 0 : x / unit));
+        const v = d.map((x, i) => (i === rare || i >= input.space.real ? 0 : x / unit));
         per = per ? per.map((x, i) => Math.min(x, v[i] ?? 0)) : v;
       }
     }

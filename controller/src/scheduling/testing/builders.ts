@@ -16,7 +16,15 @@ import {
   type Resources,
 } from '../../../../shared/src/units';
 import type { SpeedModel, SpeedPrediction, TrainingMode } from '../../models/speed/types';
-import type { JobShape, JobSnapshot, PolicyInput, ServerSnapshot, TaskPlacement } from '../types';
+import type {
+  JobShape,
+  JobSnapshot,
+  PolicyInput,
+  RoleConstraints,
+  ServerSnapshot,
+  Taint,
+  TaskPlacement,
+} from '../types';
 
 /** Sync speed model of paper Eq. 4: f = 1 / (θ0·M/w + θ1 + θ2·w/p + θ3·w + θ4·p). */
 export function eq4(options: { theta: readonly number[]; batch: number }): SpeedModel {
@@ -43,7 +51,17 @@ export function exact(f: (ps: number, workers: number) => number): SpeedModel {
 export class ServerBuilder {
   private readonly cap: Record<string, number> = {};
   private readonly res: Record<string, number> = {};
+  private readonly labelSet: Record<string, string> = {};
+  private readonly taintList: Taint[] = [];
   constructor(private readonly name: string) {}
+  labels(l: Record<string, string>): this {
+    Object.assign(this.labelSet, l);
+    return this;
+  }
+  taint(t: Taint): this {
+    this.taintList.push(t);
+    return this;
+  }
   cpu(cores: number): this {
     this.cap[RESOURCE_CPU] = cores;
     return this;
@@ -65,7 +83,13 @@ export class ServerBuilder {
     return this;
   }
   build(): ServerSnapshot {
-    return { name: this.name, capacity: { ...this.cap }, reserved: { ...this.res } };
+    return {
+      name: this.name,
+      capacity: { ...this.cap },
+      reserved: { ...this.res },
+      ...(Object.keys(this.labelSet).length > 0 ? { labels: { ...this.labelSet } } : {}),
+      ...(this.taintList.length > 0 ? { taints: [...this.taintList] } : {}),
+    };
   }
 }
 
@@ -86,6 +110,7 @@ interface JobFields {
   speed: SpeedModel;
   workerStepTimes?: Readonly<Record<number, number>>;
   priority?: number;
+  constraints?: RoleConstraints;
 }
 
 export class JobBuilder {
@@ -153,6 +178,11 @@ export class JobBuilder {
   }
   priority(p: number): this {
     this.f.priority = p;
+    return this;
+  }
+  /** Node constraints per role (what the job's pod templates say). */
+  constraints(c: RoleConstraints): this {
+    this.f.constraints = c;
     return this;
   }
   stepTimes(times: Readonly<Record<number, number>>): this {
