@@ -9,7 +9,7 @@ import type { KubeClients } from '../../controller/src/k8s/clients';
 import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
 import type { OptimusJob } from '../../controller/src/k8s/optimus-job';
 import { FakeCluster } from '../k8s-api-double/fake-cluster';
-import type { FakeClusterOptions } from '../k8s-api-double/fake-cluster';
+import type { FakeClusterOptions, NodeOptions } from '../k8s-api-double/fake-cluster';
 import type { ApiDouble } from '../k8s-api-double/server';
 import { startApiDouble } from '../k8s-api-double/server';
 import { formatQuantity } from '../../controller/src/k8s/quantity';
@@ -35,13 +35,17 @@ export interface JobInput {
   readonly psDemand?: Resources;
   readonly workerDemand?: Resources;
   readonly gracePeriodSeconds?: number;
+  /** Extra pod-spec fields per role (nodeSelector, tolerations, affinity, …), merged into the template. */
+  readonly podSpec?: { readonly ps?: Record<string, unknown>; readonly worker?: Record<string, unknown> };
 }
 
 const requests = (r: Resources): Record<string, string> =>
   Object.fromEntries(Object.entries(r).map(([k, v]) => [k, formatQuantity(k, v)]));
 
-const template = (image: string, demand: Resources) =>
-  podTemplate({ image, args: ['--kv-store', 'dist_sync'], requests: requests(demand) });
+const template = (image: string, demand: Resources, extra: Record<string, unknown> = {}) => {
+  const t = podTemplate({ image, args: ['--kv-store', 'dist_sync'], requests: requests(demand) });
+  return { ...t, spec: { ...t.spec, ...extra } };
+};
 
 export const jobManifest = (j: JobInput) => ({
   apiVersion: API_VERSION,
@@ -51,12 +55,17 @@ export const jobManifest = (j: JobInput) => ({
     mode: j.mode ?? 'sync',
     replicaSpecs: {
       PS: {
-        template: template(j.image ?? 'mxnet/python:1.9.1', j.psDemand ?? { cpu: 1, memory: 2 * 1024 ** 3 }),
+        template: template(
+          j.image ?? 'mxnet/python:1.9.1',
+          j.psDemand ?? { cpu: 1, memory: 2 * 1024 ** 3 },
+          j.podSpec?.ps,
+        ),
       },
       Worker: {
         template: template(
           j.image ?? 'mxnet/python:1.9.1',
           j.workerDemand ?? { cpu: 1, memory: 2 * 1024 ** 3 },
+          j.podSpec?.worker,
         ),
       },
     },
@@ -67,7 +76,7 @@ export const jobManifest = (j: JobInput) => ({
   },
 });
 
-export interface NodeSpec {
+export interface NodeSpec extends NodeOptions {
   readonly name: string;
   readonly capacity: Resources;
 }
@@ -93,7 +102,7 @@ export async function startTestCluster(
     crdManifest(),
   );
   const fake = new FakeCluster(double.api, opts);
-  for (const n of nodes) fake.addNode(n.name, requests(n.capacity));
+  for (const n of nodes) fake.addNode(n.name, requests(n.capacity), n);
   const clients = makeClients(kubeConfigFor(double.url));
   const custom = clients.custom;
   return {

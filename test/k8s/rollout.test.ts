@@ -353,14 +353,22 @@ describe('Kubernetes backend: rollout', () => {
       ],
     });
     await until(() => backend.servers().find((s) => s.name === 'gpu-2')?.reserved['cpu'] === 1.5);
+    // Labels come along: the policy matches them against the jobs' pod templates.
+    const host = (name: string) => ({ labels: { 'kubernetes.io/hostname': name } });
     expect(backend.servers()).toEqual([
-      { name: 'gpu-1', capacity: { cpu: 16, memory: 64 * GiB, 'nvidia.com/gpu': 4 }, reserved: {} },
+      {
+        name: 'gpu-1',
+        capacity: { cpu: 16, memory: 64 * GiB, 'nvidia.com/gpu': 4 },
+        reserved: {},
+        ...host('gpu-1'),
+      },
       {
         name: 'gpu-2',
         capacity: { cpu: 16, memory: 64 * GiB, 'nvidia.com/gpu': 4 },
         reserved: { cpu: 1.5, memory: GiB },
+        ...host('gpu-2'),
       },
-      { name: 'small', capacity: { cpu: 2, memory: 4 * GiB }, reserved: {} },
+      { name: 'small', capacity: { cpu: 2, memory: 4 * GiB }, reserved: {}, ...host('small') },
     ]);
   });
 });

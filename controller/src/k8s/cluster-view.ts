@@ -50,6 +50,17 @@ export function serversFrom(nodes: readonly V1Node[], pods: readonly V1Pod[]): S
       name: n.metadata?.name ?? '',
       capacity: parseResources(n.status?.allocatable),
       reserved: reserved.get(n.metadata?.name ?? '') ?? {},
+      // Matched against the jobs' pod templates (`k8s/node-constraints.ts`).
+      ...(n.metadata?.labels ? { labels: n.metadata.labels } : {}),
+      ...(n.spec?.taints?.length
+        ? {
+            taints: n.spec.taints.map((t) => ({
+              key: t.key,
+              effect: t.effect,
+              ...(t.value !== undefined ? { value: t.value } : {}),
+            })),
+          }
+        : {}),
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -9,6 +9,7 @@ import type { KubernetesBackend } from './index';
 import type { JobEntry } from './job-source';
 import type { Resources } from '../../../shared/src/units';
 import { demandOf } from './optimus-job';
+import { nodeConstraintsOf } from './node-constraints';
 import { addResources } from './quantity';
 import { ProgressPublisher } from './progress-publisher';
 
@@ -44,6 +45,7 @@ export function toJobSpecInput(
     maxPs: spec.scaling.maxPs,
     minWorkers: spec.scaling.minWorkers,
     maxWorkers: spec.scaling.maxWorkers,
+    nodeConstraints: nodeConstraintsOf(spec),
   };
 }
 

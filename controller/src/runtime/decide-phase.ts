@@ -51,6 +51,7 @@ export function jobSnapshot(e: JobEntry, lost: readonly number[] = []): JobSnaps
     speed: m.speed,
     workerStepTimes: e.obs.workerStepTimes(e.rec.spans.length - 1),
     ...(lost.length > 0 ? { lostWorkers: lost } : {}),
+    ...(spec.nodeConstraints ? { constraints: spec.nodeConstraints } : {}),
   };
 }
 

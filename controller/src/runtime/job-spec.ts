@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { nameSegmentSchema } from '../../../shared/src/topics';
 import { perWorkerBatch as perWorkerBatchOf } from './batch';
+import { roleConstraintsSchema } from './node-constraint-schema';
 
 const resources = z.record(z.string().min(1), z.number().finite().min(0));
 
@@ -52,6 +53,8 @@ export const jobSpecSchema = z
     minWorkers: z.number().int().min(1).default(1),
     maxWorkers: z.number().int().min(1).default(8),
     emulation: emulationSchema.optional(),
+    /** Where each role may run (Kubernetes: from the pod templates); absent: anywhere. */
+    nodeConstraints: roleConstraintsSchema.optional(),
   })
   .strict()
   .refine((s) => s.minPs <= s.maxPs, { message: 'minPs must be ≤ maxPs', path: ['minPs'] })

@@ -6,12 +6,12 @@
  */
 import type { Resources } from '../../../shared/src/units';
 import type { PlanAction } from '../planning/types';
-import type { JobShape } from '../scheduling/types';
+import type { JobShape, ServerSnapshot } from '../scheduling/types';
 import type { Core, CurrentJob } from './core';
 import type { JobEntry } from './job-entry';
 import { jobIdOf } from './job-spec';
 import { usageOf } from './observation';
-import { placePreRun, seedOf } from './pre-run';
+import { placePreRun, roleFilter, seedOf } from './pre-run';
 import { MIN_FIT_SHAPES } from './refit';
 
 export interface PreRunContext {
@@ -24,6 +24,8 @@ export interface PreRunContext {
   readonly recordsPerWorker: number;
   /** True when the job has a rollout in flight (it is left alone). */
   readonly busy: (jobId: string) => boolean;
+  /** The servers observed this round (their labels and taints decide where a sample may run). */
+  readonly servers: readonly ServerSnapshot[];
 }
 
 /** One job's pre-run step: the actions, what it will hold, and what to record once they apply. */
@@ -123,13 +125,13 @@ function stepOf(
   if (cur && next && same(cur.shape, next)) pre.done += 1; // a crash came between the resize and its record
   const want = pre.shapes[pre.done];
   if (!want) return endPreRun(e);
-  if (!cur) return startSample(e, want, free);
-  if (!same(cur.shape, want)) return moveTo(e, cur, [want], free, 0);
+  if (!cur) return startSample(ctx, e, want, free);
+  if (!same(cur.shape, want)) return moveTo(ctx, e, cur, [want], free, 0);
   const enough = e.obs.samplesInSpan(rec.spans.length - 1) >= ctx.recordsPerWorker * cur.shape.workers;
   if (!enough) return null;
   const rest = pre.shapes.slice(pre.done + 1);
   if (rest.length === 0) return endPreRun(e);
-  const step = moveTo(e, cur, rest, free, 1);
+  const step = moveTo(ctx, e, cur, rest, free, 1);
   // No room for any further sample: with enough shapes measured the policy takes the job as it is.
   if (step === null && pre.done + 1 >= MIN_FIT_SHAPES) return endPreRun(e);
   return step;
@@ -142,9 +144,14 @@ function endPreRun(e: JobEntry): 'finished' {
   return 'finished';
 }
 
-function startSample(e: JobEntry, shape: JobShape, free: Map<string, Resources>): PreRunStep | null {
+function startSample(
+  ctx: PreRunContext,
+  e: JobEntry,
+  shape: JobShape,
+  free: Map<string, Resources>,
+): PreRunStep | null {
   const { rec } = e;
-  const placement = placePreRun(free, rec.spec, shape);
+  const placement = placePreRun(free, rec.spec, shape, roleFilter(rec.spec, ctx.servers));
   if (placement === null) {
     rec.reason = 'waiting for room to pre-run';
     return null;
@@ -166,6 +173,7 @@ function startSample(e: JobEntry, shape: JobShape, free: Map<string, Resources>)
  * `skip`: how many samples the move completes (1 when the current one is done).
  */
 function moveTo(
+  ctx: PreRunContext,
   e: JobEntry,
   cur: CurrentJob,
   candidates: readonly JobShape[],
@@ -181,7 +189,7 @@ function moveTo(
   }
   for (const [i, shape] of candidates.entries()) {
     const trial = new Map(room);
-    const placement = placePreRun(trial, rec.spec, shape);
+    const placement = placePreRun(trial, rec.spec, shape, roleFilter(rec.spec, ctx.servers));
     if (placement === null) continue;
     for (const [k, v] of trial) free.set(k, v);
     const action: PlanAction = {

@@ -3,7 +3,8 @@
  * shapes to seed its speed model. Pure helpers; the controller drives them.
  */
 import type { Resources } from '../../../shared/src/units';
-import type { JobShape, ServerSnapshot, TaskPlacement } from '../scheduling/types';
+import { admitsAll } from '../scheduling/core/node-match';
+import type { JobShape, ServerSnapshot, TaskPlacement, TaskRole } from '../scheduling/types';
 import type { JobSpec } from './job-spec';
 
 /**
@@ -38,12 +39,33 @@ export function freeResources(
   return out;
 }
 
-/** The server with the most room that fits `demand`, or null. */
-export function pickServer(free: ReadonlyMap<string, Resources>, demand: Resources): string | null {
+/** Whether a task of `role` may run on the named server (its pod template's node constraints). */
+export type RoleFilter = (role: TaskRole, server: string) => boolean;
+
+/** The filter for `spec` on `servers`: every server for a job without node constraints. */
+export function roleFilter(
+  spec: Pick<JobSpec, 'nodeConstraints'>,
+  servers: readonly ServerSnapshot[],
+): RoleFilter {
+  const c = spec.nodeConstraints;
+  if (!c) return () => true;
+  const byName = new Map(servers.map((s) => [s.name, s]));
+  return (role, name) => {
+    const s = byName.get(name);
+    return s !== undefined && admitsAll(c[role], s);
+  };
+}
+
+/** The server with the most room that fits `demand` (among those `ok` accepts), or null. */
+export function pickServer(
+  free: ReadonlyMap<string, Resources>,
+  demand: Resources,
+  ok: (server: string) => boolean = () => true,
+): string | null {
   let best: string | null = null;
   let bestRoom = -Infinity;
   for (const [name, f] of free) {
-    if (!fits(f, demand)) continue;
+    if (!fits(f, demand) || !ok(name)) continue;
     const room = f.cpu ?? 0;
     if (room > bestRoom) [best, bestRoom] = [name, room];
   }
@@ -106,10 +128,12 @@ export function placePreRun(
   free: Map<string, Resources>,
   spec: Pick<JobSpec, 'psDemand' | 'workerDemand'>,
   shape: JobShape,
+  admits: RoleFilter = () => true,
 ): TaskPlacement[] | null {
   const whole = pickServer(
     free,
     addResources(scale(spec.psDemand, shape.ps), scale(spec.workerDemand, shape.workers)),
+    (s) => (shape.ps === 0 || admits('ps', s)) && (shape.workers === 0 || admits('worker', s)),
   );
   if (whole !== null) {
     const placement = placeOn(whole, shape);
@@ -120,7 +144,7 @@ export function placePreRun(
   const placement: TaskPlacement[] = [];
   for (const t of placeOn('', shape)) {
     const demand = t.role === 'ps' ? spec.psDemand : spec.workerDemand;
-    const server = pickServer(trial, demand);
+    const server = pickServer(trial, demand, (s) => admits(t.role, s));
     if (server === null) return null;
     subtract(trial, server, demand);
     placement.push({ ...t, server });

@@ -92,7 +92,11 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
   const dispatches: Dispatch[] = finishPhase(ctx); // 4
   const scheduled = kind === 'full' ? active.filter((e) => schedulable(ctx, e)) : [];
   const free = freeResources(observation.servers, held(ctx, observation, new Set(scheduled)));
-  const pre = preRunPhase({ core: ctx.core, ...ctx.preRun, busy: ctx.busy }, active, free); // 5
+  const pre = preRunPhase(
+    { core: ctx.core, ...ctx.preRun, busy: ctx.busy, servers: observation.servers },
+    active,
+    free,
+  ); // 5
   for (const f of pre.failed) ctx.degrade(f.entry, 'plan', f.error);
   dispatches.push(...pre.steps);
   if (scheduled.length > 0) dispatches.push(...decidePhase(ctx, scheduled, observation.servers, free)); // 6, 7

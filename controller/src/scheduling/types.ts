@@ -31,30 +31,30 @@ export interface ServerSnapshot {
 
 export interface Taint {
   readonly key: string;
-  readonly value?: string;
+  readonly value?: string | undefined;
   readonly effect: string;
 }
 
 export interface Toleration {
-  readonly key?: string;
+  readonly key?: string | undefined;
   /** 'Equal' (default) or 'Exists'. */
-  readonly operator?: string;
-  readonly value?: string;
+  readonly operator?: string | undefined;
+  readonly value?: string | undefined;
   /** Empty: tolerates every effect. */
-  readonly effect?: string;
+  readonly effect?: string | undefined;
 }
 
 export interface NodeRequirement {
   readonly key: string;
   /** In, NotIn, Exists, DoesNotExist, Gt, Lt (Kubernetes node selector operators). */
   readonly operator: string;
-  readonly values?: readonly string[];
+  readonly values?: readonly string[] | undefined;
 }
 
 /** One required node-affinity term: every requirement holds (`matchFields` only on `metadata.name`). */
 export interface NodeSelectorTerm {
-  readonly matchExpressions?: readonly NodeRequirement[];
-  readonly matchFields?: readonly NodeRequirement[];
+  readonly matchExpressions?: readonly NodeRequirement[] | undefined;
+  readonly matchFields?: readonly NodeRequirement[] | undefined;
 }
 
 /**
@@ -63,15 +63,15 @@ export interface NodeSelectorTerm {
  * tolerated. What a pod template says, so that a pinned pod never lands where it cannot be bound.
  */
 export interface NodeConstraint {
-  readonly nodeSelector?: Readonly<Record<string, string>>;
-  readonly terms?: readonly NodeSelectorTerm[];
-  readonly tolerations?: readonly Toleration[];
+  readonly nodeSelector?: Readonly<Record<string, string>> | undefined;
+  readonly terms?: readonly NodeSelectorTerm[] | undefined;
+  readonly tolerations?: readonly Toleration[] | undefined;
 }
 
 /** Per role, constraints that must all admit a server (a PS also carries its job's scheduler pod's). */
 export interface RoleConstraints {
-  readonly ps?: readonly NodeConstraint[];
-  readonly worker?: readonly NodeConstraint[];
+  readonly ps?: readonly NodeConstraint[] | undefined;
+  readonly worker?: readonly NodeConstraint[] | undefined;
 }
 
 /** The remaining work of a job, in steps, with an interval when estimated online. */
@@ -113,7 +113,7 @@ export interface JobSnapshot {
   /** Optional weight on the job's gain (paper: 0.95 for new jobs; default 1). */
   readonly priority?: number;
   /** Servers each role may use (absent: any server); see `core/eligibility.ts`. */
-  readonly constraints?: RoleConstraints;
+  readonly constraints?: RoleConstraints | undefined;
 }
 
 export interface PolicyInput {
