@@ -31,6 +31,7 @@ export interface SidecarConfig {
   maxPending: number;
   maxLineBytes: number;
   pollMs: number;
+  idlePollMs: number;
   quietMs: number;
   keepaliveSec: number;
   reconnectMinMs: number;
@@ -78,6 +79,10 @@ const SETTINGS = {
   'max-pending': ['OPTIMUS_MAX_PENDING', 'unacknowledged records held before reading pauses (default 20000)'],
   'max-line-bytes': ['OPTIMUS_MAX_LINE_BYTES', 'longer lines are cut (default 65536)'],
   'poll-ms': ['OPTIMUS_POLL_MS', 'file polling interval besides fs.watch (default 1000)'],
+  'idle-poll-ms': [
+    'OPTIMUS_IDLE_POLL_MS',
+    'longest polling interval while the log is idle and fs.watch is seen to work (default 30000)',
+  ],
   'quiet-ms': [
     'OPTIMUS_QUIET_MS',
     `batching delay while lines stream in, trades latency for CPU (default ${QUIET_MS_DEFAULT})`,
@@ -198,6 +203,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): SidecarConfi
     maxPending: int('max-pending', 20_000, 1) as number,
     maxLineBytes: int('max-line-bytes', 65_536, 256) as number,
     pollMs: int('poll-ms', 1000, 10) as number,
+    idlePollMs: int('idle-poll-ms', 30_000, 10) as number,
     quietMs: int('quiet-ms', QUIET_MS_DEFAULT, 0) as number,
     keepaliveSec: int('keepalive', 30, 1) as number,
     reconnectMinMs: int('reconnect-min-ms', 500, 1) as number,

@@ -279,6 +279,7 @@ function startInput(cfg: SidecarConfig, state: SidecarState, pipeline: Pipeline)
     doneFile: cfg.doneFile,
     start: { ino: state.ino, pos: state.pos },
     pollMs: cfg.pollMs,
+    idlePollMs: cfg.idlePollMs,
     quietMs: cfg.quietMs,
     sink: pipeline,
   });

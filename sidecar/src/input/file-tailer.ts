@@ -7,6 +7,11 @@
  * CPU at a steady trickle of lines is dominated by wake-ups, not parsing: after a change event the
  * watcher is closed and the file is polled every `quietMs` while data keeps coming, and re-armed when a
  * poll finds nothing. A lone line is read at once; a stream is read in batches at most `quietMs` late.
+ *
+ * Idle, the fallback poll backs off (doubling up to `idlePollMs`) once the watcher has shown that it
+ * works here — it announced a change — and while the done marker lives in the watched directory. A
+ * poll that finds data the watcher did not announce (a filesystem without inotify, NFS) drops the
+ * trust and polling returns to `pollMs`. An idle sidecar then wakes a few times a minute.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,6 +36,8 @@ export interface FileTailerOptions {
   doneFile: string | null;
   start: { ino: number | null; pos: number };
   pollMs: number;
+  /** Longest fallback poll interval while idle with a working watcher (≤ `pollMs`: no back-off). */
+  idlePollMs?: number;
   /** Batching delay while lines keep arriving (bounded extra latency). */
   quietMs: number;
   sink: TailSink;
@@ -47,6 +54,9 @@ export class FileTailer {
   private readonly buf = Buffer.allocUnsafe(CHUNK);
   private watcher: fs.FSWatcher | null = null;
   private poll: NodeJS.Timeout | null = null;
+  private pollDelay = 0;
+  /** The watcher announced a change, and no poll has since found data it did not announce. */
+  private watcherTrusted = false;
   private scheduled = false;
   private quiet: NodeJS.Timeout | null = null;
   private quietArmed = false;
@@ -61,14 +71,44 @@ export class FileTailer {
   constructor(private readonly opts: FileTailerOptions) {}
 
   start(): void {
-    this.poll = setInterval(() => this.wake(true), this.opts.pollMs);
+    this.pollDelay = this.opts.pollMs;
+    this.poll = setTimeout(() => this.onPoll(), this.pollDelay);
     this.watch();
     this.wake(true);
   }
 
+  /** The fallback poll: read (and check rotation and the done marker), then choose the next delay. */
+  private onPoll(): void {
+    const before = this.readBytes;
+    this.wake(true);
+    if (this.stopped) return;
+    const found = this.readBytes !== before;
+    if (found && !this.batching) this.watcherTrusted = false;
+    const max = this.opts.idlePollMs ?? this.opts.pollMs;
+    const idle =
+      !found && !this.batching && this.watcher !== null && this.watcherTrusted && this.doneWatched();
+    this.pollDelay = idle ? Math.min(max, this.pollDelay * 2) : this.opts.pollMs;
+    if (this.poll === null) return;
+    this.poll = setTimeout(() => this.onPoll(), Math.max(this.opts.pollMs, this.pollDelay));
+  }
+
+  /** Activity after an idle stretch: the fallback poll (rotation, done marker) returns to `pollMs`. */
+  private pollSoon(): void {
+    if (this.pollDelay <= this.opts.pollMs || this.poll === null) return;
+    this.pollDelay = this.opts.pollMs;
+    clearTimeout(this.poll);
+    this.poll = setTimeout(() => this.onPoll(), this.pollDelay);
+  }
+
+  /** The done marker is absent or in the log's directory (so the watcher announces it). */
+  private doneWatched(): boolean {
+    return this.opts.doneFile === null || path.dirname(this.opts.doneFile) === path.dirname(this.opts.path);
+  }
+
   stop(): void {
     this.stopped = true;
-    if (this.poll !== null) clearInterval(this.poll);
+    if (this.poll !== null) clearTimeout(this.poll);
+    this.poll = null;
     if (this.quiet !== null) clearTimeout(this.quiet);
     this.unwatch();
     if (this.fd !== null) fs.closeSync(this.fd);
@@ -140,6 +180,8 @@ export class FileTailer {
     try {
       this.watcher = fs.watch(path.dirname(this.opts.path), (event, name) => {
         if (name === base || name === doneBase || name === null) {
+          this.watcherTrusted = true;
+          this.pollSoon();
           if (event === 'rename') setImmediate(() => this.wake(true));
           else this.onChange();
         }
