@@ -145,6 +145,10 @@ export class Pipeline implements TailSink {
     return this.unpersisted.length === 0 && this.opts.courier.pendingCount < this.opts.maxPending;
   }
 
+  mayIdle(): boolean {
+    return this.unpersisted.length === 0 && this.opts.courier.pendingCount === 0;
+  }
+
   finished(): void {
     this.endOfRead();
     this.opts.onFinished();

@@ -187,9 +187,10 @@ function moveTo(
     for (const [k, v] of Object.entries(u)) f[k] = (f[k] ?? 0) + v;
     room.set(server, f);
   }
+  const admits = roleFilter(rec.spec, ctx.servers);
   for (const [i, shape] of candidates.entries()) {
     const trial = new Map(room);
-    const placement = placePreRun(trial, rec.spec, shape, roleFilter(rec.spec, ctx.servers));
+    const placement = placePreRun(trial, rec.spec, shape, admits);
     if (placement === null) continue;
     for (const [k, v] of trial) free.set(k, v);
     const action: PlanAction = {

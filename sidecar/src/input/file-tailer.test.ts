@@ -12,7 +12,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-function setup(o: { doneElsewhere?: boolean } = {}) {
+function setup(o: { doneElsewhere?: boolean; waiting?: boolean } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailer-'));
   dirs.push(dir);
   const log = path.join(dir, 'train.log');
@@ -28,6 +28,7 @@ function setup(o: { doneElsewhere?: boolean } = {}) {
     endOfRead: () => void (stats.wakes += 1),
     canRead: () => true,
     finished: () => undefined,
+    mayIdle: () => !o.waiting,
   };
   const tailer = new FileTailer({
     path: log,
@@ -70,6 +71,16 @@ describe('FileTailer idle polling', () => {
 
   it('keeps polling at pollMs when the watcher cannot announce the done marker', async () => {
     const { log, got, stats } = setup({ doneElsewhere: true });
+    fs.appendFileSync(log, 'first\n');
+    await until(() => got.join('').includes('first'));
+    await sleep(300);
+    const before = stats.wakes;
+    await sleep(1300);
+    expect(stats.wakes - before).toBeGreaterThan(30);
+  });
+
+  it('keeps polling at pollMs while records wait downstream (the polls are where acknowledgements are read)', async () => {
+    const { log, got, stats } = setup({ waiting: true });
     fs.appendFileSync(log, 'first\n');
     await until(() => got.join('').includes('first'));
     await sleep(300);

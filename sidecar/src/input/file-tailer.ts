@@ -29,6 +29,11 @@ export interface TailSink {
   canRead(): boolean;
   /** The done marker exists and the log was read to its end. */
   finished(): void;
+  /**
+   * True when nothing downstream waits on the next wake-up (no record unsaved or unconfirmed): the
+   * tailer's wake-ups are also where acknowledgements are read, so only then may it poll less often.
+   */
+  mayIdle(): boolean;
 }
 
 export interface FileTailerOptions {
@@ -37,7 +42,7 @@ export interface FileTailerOptions {
   start: { ino: number | null; pos: number };
   pollMs: number;
   /** Longest fallback poll interval while idle with a working watcher (≤ `pollMs`: no back-off). */
-  idlePollMs?: number;
+  idlePollMs: number;
   /** Batching delay while lines keep arriving (bounded extra latency). */
   quietMs: number;
   sink: TailSink;
@@ -68,7 +73,15 @@ export class FileTailer {
   /** True while reads are batched by polling (the watcher is closed). */
   private batching = false;
 
-  constructor(private readonly opts: FileTailerOptions) {}
+  /** Longest idle poll interval, never below `pollMs`. */
+  private readonly idlePollMs: number;
+  /** The done marker is absent or in the log's directory, so the watcher announces it. */
+  private readonly doneWatched: boolean;
+
+  constructor(private readonly opts: FileTailerOptions) {
+    this.idlePollMs = Math.max(opts.pollMs, opts.idlePollMs);
+    this.doneWatched = opts.doneFile === null || path.dirname(opts.doneFile) === path.dirname(opts.path);
+  }
 
   start(): void {
     this.pollDelay = this.opts.pollMs;
@@ -81,15 +94,25 @@ export class FileTailer {
   private onPoll(): void {
     const before = this.readBytes;
     this.wake(true);
-    if (this.stopped) return;
+    if (this.stopped || this.done) return;
     const found = this.readBytes !== before;
     if (found && !this.batching) this.watcherTrusted = false;
-    const max = this.opts.idlePollMs ?? this.opts.pollMs;
     const idle =
-      !found && !this.batching && this.watcher !== null && this.watcherTrusted && this.doneWatched();
-    this.pollDelay = idle ? Math.min(max, this.pollDelay * 2) : this.opts.pollMs;
-    if (this.poll === null) return;
-    this.poll = setTimeout(() => this.onPoll(), Math.max(this.opts.pollMs, this.pollDelay));
+      !found &&
+      !this.batching &&
+      !this.paused &&
+      this.watcher !== null &&
+      this.watcherTrusted &&
+      this.doneWatched &&
+      this.opts.sink.mayIdle();
+    const next = idle ? Math.min(this.idlePollMs, this.pollDelay * 2) : this.opts.pollMs;
+    if (next === this.pollDelay) {
+      this.poll?.refresh(); // the same Timeout re-armed: a steady poll allocates nothing
+      return;
+    }
+    this.pollDelay = next;
+    if (this.poll !== null) clearTimeout(this.poll);
+    this.poll = setTimeout(() => this.onPoll(), next);
   }
 
   /** Activity after an idle stretch: the fallback poll (rotation, done marker) returns to `pollMs`. */
@@ -98,11 +121,6 @@ export class FileTailer {
     this.pollDelay = this.opts.pollMs;
     clearTimeout(this.poll);
     this.poll = setTimeout(() => this.onPoll(), this.pollDelay);
-  }
-
-  /** The done marker is absent or in the log's directory (so the watcher announces it). */
-  private doneWatched(): boolean {
-    return this.opts.doneFile === null || path.dirname(this.opts.doneFile) === path.dirname(this.opts.path);
   }
 
   stop(): void {
@@ -269,6 +287,10 @@ export class FileTailer {
 
   private finish(): void {
     this.done = true;
+    // Nothing more to read: no poll or watcher event needs to wake the process any more.
+    if (this.poll !== null) clearTimeout(this.poll);
+    this.poll = null;
+    this.unwatch();
     this.opts.sink.fileEnded();
     this.opts.sink.finished();
   }
