@@ -16,7 +16,7 @@ import {
   type RejectReason,
 } from '../../../shared/src/decode';
 import { taskStatusSchema, type MetricsRecord, type TaskStatus } from '../../../shared/src/schemas';
-import { parseTopic, taskKey, type TaskId } from '../../../shared/src/topics';
+import { metricsTopic, parseTopic, taskKey, type TaskId } from '../../../shared/src/topics';
 import { SeqSet } from './seq-set';
 
 /** What the sink did with a record: stored it, or could not place it (no such job, yet). */
@@ -102,16 +102,8 @@ export class Ingest {
    * A record that is already a value (the simulator's emulated sidecars): the same de-duplication
    * and delivery as {@link handle}, without the bytes to decode.
    */
-  accept(task: TaskId, record: MetricsRecord): 'accepted' | 'duplicate' {
-    if (this.hasSeen(task, record.seq)) {
-      this.rejects.add('duplicate');
-      return 'duplicate';
-    }
-    if (this.deliver(() => this.sink.onRecord(task, record))) {
-      this.seqsOf(task).add(record.seq);
-      this.received += 1;
-    }
-    return 'accepted';
+  accept(task: TaskId, record: MetricsRecord): HandleOutcome {
+    return this.take(task, metricsTopic(task), record);
   }
 
   /** Forgets the de-duplication state of a job's tasks (a removed job may come back under its name). */
@@ -156,7 +148,12 @@ export class Ingest {
 
   private record(task: TaskId, topic: string, d: Decoded<MetricsRecord>): HandleOutcome {
     if (!d.ok) return this.reject(d.reason, topic, d.detail, d.field);
-    const seq = d.value.seq;
+    return this.take(task, topic, d.value);
+  }
+
+  /** De-duplicates, stores and acknowledges one valid record (from the wire or from the simulator). */
+  private take(task: TaskId, topic: string, record: MetricsRecord): HandleOutcome {
+    const seq = record.seq;
     const known = this.seen.get(taskKey(task));
     if (known?.seqs.has(seq)) {
       // Stored before: the sender has not heard so (or lost the watermark). Tell it again.
@@ -165,7 +162,7 @@ export class Ingest {
     }
     // Marked as seen only once the sink took it: a record it could not use (a job not known yet)
     // is not a duplicate when the sidecar sends it again.
-    const outcome = this.store(task, d.value);
+    const outcome = this.store(task, record);
     if (outcome === 'error') return 'accepted';
     if (outcome === 'unknown-job')
       return this.reject('unknown-job', topic, `no job ${task.namespace}/${task.job}`);
