@@ -169,6 +169,21 @@ function prepare(points: readonly LossPoint[], rule: ConvergenceRule, o: Setting
   return { normalised, scale, segment, segmentStart, dropStep, stepsDone: Math.floor(lastStep) + 1 };
 }
 
+/** The curve that predicts and its epoch, as one pair: ours when the paper's fit is not chosen or meets no end. */
+function prediction(
+  ours: Beta,
+  data: FitData,
+  context: Parameters<typeof predictEpoch>[1],
+  paperWhenBetter: boolean,
+): { beta: Beta; epoch: number } | null {
+  const beta = paperWhenBetter ? betterOnTail(ours, data) : ours;
+  const epoch = predictEpoch(beta, context);
+  if (epoch !== null) return { beta, epoch };
+  if (beta === ours) return null;
+  const fallback = predictEpoch(ours, context);
+  return fallback === null ? null : { beta: ours, epoch: fallback };
+}
+
 /**
  * Our least-squares fit on the loss (recency-weighted) or the paper's transform fit (NNLS on 1/(l − β2),
  * unweighted), whichever follows the newest third of the points more closely. The transform weighs the
@@ -219,18 +234,19 @@ export function estimateConvergence(
   const series = epochMeanSeries(prep.normalised, s);
   const observed = (e: number): number => series.at(e);
   const context = { rule, segmentStart: prep.segmentStart, observed, maxEpoch };
-  const beta = o.paperFitWhenBetter ? betterOnTail(fit.beta, data) : fit.beta;
-  const epoch = predictEpoch(beta, context) ?? (beta === fit.beta ? null : predictEpoch(fit.beta, context));
-  if (epoch === null) {
+  const chosen = prediction(fit.beta, data, context, o.paperFitWhenBetter);
+  if (chosen === null) {
     return insufficient(
       `the fitted curve does not meet the rule within ${o.maxHorizonFactor}× the steps done`,
     );
   }
+  const { beta, epoch } = chosen;
   const predictedTotalSteps = (epoch + 1) * s;
   const profile = profileInterval(fit, data, { ...context, epoch, z: o.intervalZ, rho });
   const drift =
     o.driftFactor > 0 ? o.driftFactor * predictionDrift(fit, data, context, epoch, o.minPoints) : 0;
   const slow = o.slowShape ? slowShapeEpoch(data, context, profile.acceptableSse) : null;
+  // The interval is our fit's profile; when the paper's fit gives the point, it is stretched to hold it.
   // The job is still running, so its true total is not below the epochs it has completed.
   const floor = Math.min(predictedTotalSteps, Math.floor(prep.stepsDone / s) * s);
   const lower = Math.min(
