@@ -10,16 +10,6 @@ import { DMLC_PS_ROOT_PORT, jobIdOf } from './names';
 import type { PodTemplate } from './pod-template';
 import { podRequests, podTemplateSchema, trainingContainerIndex } from './pod-template';
 
-/**
- * The roles of `spec.replicaSpecs`, spelled as Kubeflow's TFJob/MXJob replica types. `Scheduler`
- * is optional: without it the MXNet scheduler pod is the PS template with small requests.
- */
-export const REPLICA_TYPES = { PS: 'ps', Worker: 'worker', Scheduler: 'scheduler' } as const satisfies Record<
-  string,
-  PodRole
->;
-export type ReplicaType = keyof typeof REPLICA_TYPES;
-
 const replicaSpec = z.object({ template: podTemplateSchema });
 
 /** The training container (see `trainingContainerIndex`) must say what it runs: the controller wraps it. */

@@ -44,7 +44,6 @@ import {
 } from './names';
 import { trainingContainerIndex } from './pod-template';
 
-export { SCHEDULER_REQUESTS } from './optimus-job';
 export const CHECKPOINT_VOLUME = 'optimus-checkpoint' as const;
 const DEFAULT_CHECKPOINT_PATH = '/checkpoint';
 

@@ -20,8 +20,7 @@ export interface BackendEvents {
 }
 
 /** The state of one task as the backend observes it. */
-export const TASK_STATES = ['pending', 'running', 'stopping', 'succeeded', 'failed'] as const;
-export type TaskState = (typeof TASK_STATES)[number];
+export type TaskState = 'pending' | 'running' | 'stopping' | 'succeeded' | 'failed';
 
 export interface ObservedTask {
   readonly role: TaskRole;

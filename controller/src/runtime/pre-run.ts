@@ -17,13 +17,6 @@ import type { JobSpec } from './job-spec';
  */
 export const PRE_RUN_DEFAULTS = { budget: 1, maxPs: 2, maxWorkers: 3, recordsPerWorker: 1 } as const;
 
-/** Resources a set of pre-run shapes needs at most (the largest ps and worker counts). */
-export function preRunFootprint(spec: JobSpec, shapes: readonly JobShape[]): Resources {
-  const ps = Math.max(1, ...shapes.map((s) => s.ps));
-  const workers = Math.max(1, ...shapes.map((s) => s.workers));
-  return addResources(scale(spec.psDemand, ps), scale(spec.workerDemand, workers));
-}
-
 /** Free resources per server: capacity − reserved − `used`. */
 export function freeResources(
   servers: readonly ServerSnapshot[],
@@ -78,18 +71,6 @@ export function placeOn(server: string, shape: JobShape): TaskPlacement[] {
     ...Array.from({ length: shape.ps }, (_, index) => ({ role: 'ps' as const, index, server })),
     ...Array.from({ length: shape.workers }, (_, index) => ({ role: 'worker' as const, index, server })),
   ];
-}
-
-/** Resources the tasks of a placement hold per server. */
-export function usageByServer(
-  spec: JobSpec,
-  placement: readonly TaskPlacement[],
-  into: Map<string, Resources>,
-): void {
-  for (const t of placement) {
-    const demand = t.role === 'ps' ? spec.psDemand : spec.workerDemand;
-    into.set(t.server, addResources(into.get(t.server) ?? {}, demand));
-  }
 }
 
 export function addResources(a: Resources, b: Resources): Resources {

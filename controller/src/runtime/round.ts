@@ -23,7 +23,7 @@ import { LOST_SIDECAR_GRACE_MS, lostWorkers, type JobEntry } from './job-entry';
 import type { DegradedStage } from './job-record';
 import { jobIdOf } from './job-spec';
 import type { RuntimeMetrics } from './metrics';
-import { heldBy, holdsAnything, maxUsage, stoppingTasks, usageOf } from './observation';
+import { addUsage, heldBy, holdsAnything, maxUsage, stoppingTasks, usageOf } from './observation';
 import { preRunPhase } from './pre-run-phase';
 import { freeResources } from './pre-run';
 import { isTerminal, reconcileJob, type ReconcileTime } from './reconcile';
@@ -160,24 +160,17 @@ function schedulable(ctx: RoundContext, e: JobEntry): boolean {
  */
 function held(ctx: RoundContext, observation: Observation, scheduled: ReadonlySet<JobEntry>): Usage {
   const out: Usage = new Map();
-  const addAll = (u: Usage) => {
-    for (const [server, r] of u) {
-      const o = out.get(server) ?? {};
-      for (const [k, v] of Object.entries(r)) o[k] = (o[k] ?? 0) + v;
-      out.set(server, o);
-    }
-  };
   for (const [id, e] of ctx.entries) {
     const observed = observation.jobs.get(id);
     if ((observed?.tasks.length ?? 0) === 0 && !ctx.busy(id)) continue; // holds nothing
     if (scheduled.has(e)) {
-      addAll(usageOf(e.rec.spec, stoppingTasks(observed)));
+      addUsage(out, usageOf(e.rec.spec, stoppingTasks(observed)));
       continue;
     }
     let holding: Usage = heldBy(e.rec.spec, observed) as Usage;
     const target = ctx.assumed(id)?.target;
     if (target) holding = maxUsage(holding, usageOf(e.rec.spec, target.placement));
-    addAll(holding);
+    addUsage(out, holding);
   }
   return out;
 }

@@ -26,18 +26,6 @@
 import { optimusPolicy, type OptimusOptions } from './optimus';
 import type { Policy } from './types';
 
-/** The options that make `optimusPolicy` the paper's algorithm. */
-export const PAPER_OPTIONS = {
-  gain: 'seconds',
-  lookAhead: false,
-  resizeCost: false,
-  shrink: false,
-  strandingGuard: false,
-  evenSearch: 'all',
-  slack: 0,
-  keepShrunk: false,
-} as const satisfies OptimusOptions;
-
 /** The allocator half of `PAPER_OPTIONS`. */
 export const PAPER_ALLOCATOR_OPTIONS = {
   gain: 'seconds',
@@ -52,6 +40,12 @@ export const PAPER_PLACER_OPTIONS = {
   evenSearch: 'all',
   slack: 0,
   keepShrunk: false,
+} as const satisfies OptimusOptions;
+
+/** The options that make `optimusPolicy` the paper's algorithm: both halves. */
+export const PAPER_OPTIONS = {
+  ...PAPER_ALLOCATOR_OPTIONS,
+  ...PAPER_PLACER_OPTIONS,
 } as const satisfies OptimusOptions;
 
 export function optimusPaperPolicy(options: OptimusOptions = {}): Policy {

@@ -5,7 +5,7 @@
  */
 import fastJsonPatch from 'fast-json-patch';
 import type { MutateKind } from './mutate';
-import { mutate } from './mutate';
+import { MUTATE_KINDS, mutate } from './mutate';
 import type { SidecarConfig } from './sidecar-config';
 
 export interface AdmissionResponse {
@@ -25,15 +25,7 @@ export interface AdmissionReviewOut {
 
 /** What the review did, for the webhook's counter: a mutate outcome, or not a pod at all. */
 export type ReviewOutcome = MutateKind | 'not-a-pod';
-export const REVIEW_OUTCOMES: readonly ReviewOutcome[] = [
-  'not-requested',
-  'already-injected',
-  'excluded',
-  'malformed',
-  'unidentified',
-  'injected',
-  'not-a-pod',
-];
+export const REVIEW_OUTCOMES: readonly ReviewOutcome[] = [...MUTATE_KINDS, 'not-a-pod'];
 
 export type ReviewResult =
   | { readonly ok: true; readonly review: AdmissionReviewOut; readonly outcome: ReviewOutcome }

@@ -4,7 +4,7 @@
  * K consecutive epochs. Pure. The runtime ends a job when this holds, whatever the fitted curve says.
  */
 import { convergedEpochOf } from './rule';
-import type { ConvergenceRule, LossPoint } from './types';
+import type { ConvergenceRule } from './types';
 
 export interface ObservedConvergence {
   /** The epoch at which the rule first held, or null when it has not. */
@@ -14,34 +14,10 @@ export interface ObservedConvergence {
 }
 
 /**
- * Applies the rule to the per-epoch means of `points` (sorted or not). A point at step s covers the
- * steps just before it, so it belongs to epoch ⌈s / stepsPerEpoch⌉ − 1; only epochs that `stepsDone`
- * has completed count, so a half-logged epoch never looks flat.
- *
- * @example
- * observedConvergence(points, { stepsPerEpoch: 100, threshold: 0.02, patience: 3 }, 1200).epoch
- */
-export function observedConvergence(
-  points: readonly LossPoint[],
-  rule: ConvergenceRule,
-  stepsDone: number,
-): ObservedConvergence {
-  const spe = rule.stepsPerEpoch;
-  // Keyed by epoch, not an array over epochs: memory follows the points, never a logged epoch number.
-  const byEpoch = new Map<number, { sum: number; n: number }>();
-  for (const p of points) {
-    if (!(p.step > 0) || !Number.isFinite(p.loss)) continue;
-    const e = Math.ceil(p.step / spe) - 1;
-    const acc = byEpoch.get(e);
-    if (acc) [acc.sum, acc.n] = [acc.sum + p.loss, acc.n + 1];
-    else byEpoch.set(e, { sum: p.loss, n: 1 });
-  }
-  return convergenceOfEpochs(byEpoch, rule, stepsDone);
-}
-
-/**
- * The same rule on per-epoch sums and counts kept as the points arrived (the runtime keeps them,
- * so checking costs the number of epochs, not of points).
+ * Applies the rule to per-epoch sums and counts kept as the points arrived (the runtime keeps them,
+ * so checking costs the number of epochs, not of points). A point at step s belongs to epoch
+ * ⌈s / stepsPerEpoch⌉ − 1; only epochs that `stepsDone` has completed count, so a half-logged epoch
+ * never looks flat.
  */
 export function convergenceOfEpochs(
   byEpoch: ReadonlyMap<number, { readonly sum: number; readonly n: number }>,
