@@ -9,7 +9,7 @@ import type { Estimation, EstimationModels } from './estimator';
 import type { MeasuredModel } from './measured-table';
 import type { RunFigures } from './metrics';
 import { makespanBound } from './makespan-bound';
-import { defaultWorkers, runInWorkers, workersAvailable, type RunTask } from './run-pool';
+import { defaultWorkers, runInWorkers, simulationOf, workersAvailable, type RunTask } from './run-pool';
 import type { Trace } from './trace';
 
 /** Where the workload of each seed comes from: a built-in generator or one fixed trace. */
@@ -170,23 +170,17 @@ function runTasks(
   return tasks.map((t) => {
     const v = variants[t.id % variants.length]!;
     const run = chain.then(() =>
-      simulate({
-        trace: t.trace,
-        measured: o.measured,
-        policy: o.getPolicy(v.policy, v.options),
-        estimation: t.estimation,
-        models: o.models,
-        seed: t.seed,
-        ...(t.intervalSec === undefined ? {} : { intervalSec: t.intervalSec }),
-        ...(t.restartPauseSec === undefined ? {} : { restartPauseSec: t.restartPauseSec }),
-        minRoundGapSec: t.minRoundGapSec,
-        ...(t.watchJob === undefined ? {} : { watchJob: t.watchJob }),
-        ...(t.preRunBudget === undefined ? {} : { preRun: { budget: t.preRunBudget } }),
-        onProgress: (f) => {
-          progress.set(t.id, f);
-          report();
-        },
-      }).finally(() => {
+      simulate(
+        simulationOf(t, {
+          measured: o.measured,
+          policy: o.getPolicy(v.policy, v.options),
+          models: o.models,
+          onProgress: (f) => {
+            progress.set(t.id, f);
+            report();
+          },
+        }),
+      ).finally(() => {
         progress.set(t.id, 1);
         report();
       }),

@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PolicyOptions } from '../scheduling/registry';
-import type { SimulationResult } from './engine';
+import type { SimulationOptions, SimulationResult } from './engine';
 import type { Estimation } from './estimator';
 import type { Trace } from './trace';
 
@@ -26,6 +26,27 @@ export interface RunTask {
   readonly minRoundGapSec: number;
   readonly watchJob?: string;
   readonly preRunBudget?: number;
+}
+
+/**
+ * The simulation of one run, the same in a worker thread and in this one; the caller supplies what
+ * cannot cross a thread (the policy object, the measured speeds, the models) and the progress sink.
+ */
+export function simulationOf(
+  task: RunTask,
+  env: Pick<SimulationOptions, 'measured' | 'models' | 'policy' | 'onProgress'>,
+): SimulationOptions {
+  return {
+    ...env,
+    trace: task.trace,
+    estimation: task.estimation,
+    seed: task.seed,
+    ...(task.intervalSec === undefined ? {} : { intervalSec: task.intervalSec }),
+    ...(task.restartPauseSec === undefined ? {} : { restartPauseSec: task.restartPauseSec }),
+    minRoundGapSec: task.minRoundGapSec,
+    ...(task.watchJob === undefined ? {} : { watchJob: task.watchJob }),
+    ...(task.preRunBudget === undefined ? {} : { preRun: { budget: task.preRunBudget } }),
+  };
 }
 
 export type WorkerMessage =

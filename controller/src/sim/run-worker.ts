@@ -7,7 +7,7 @@ import { getPolicy } from '../scheduling/registry';
 import { simulate } from './engine';
 import { loadMeasured } from './load';
 import { productionModels } from './models';
-import type { RunTask, WorkerMessage } from './run-pool';
+import { simulationOf, type RunTask, type WorkerMessage } from './run-pool';
 
 const { measuredPath } = workerData as { measuredPath?: string };
 const measured = loadMeasured(measuredPath);
@@ -15,20 +15,14 @@ const port = parentPort;
 
 port?.on('message', (task: RunTask) => {
   const send = (m: WorkerMessage): void => port.postMessage(m);
-  simulate({
-    trace: task.trace,
-    measured,
-    policy: getPolicy(task.policy, task.options),
-    estimation: task.estimation,
-    models: productionModels,
-    seed: task.seed,
-    ...(task.intervalSec === undefined ? {} : { intervalSec: task.intervalSec }),
-    ...(task.restartPauseSec === undefined ? {} : { restartPauseSec: task.restartPauseSec }),
-    minRoundGapSec: task.minRoundGapSec,
-    ...(task.watchJob === undefined ? {} : { watchJob: task.watchJob }),
-    ...(task.preRunBudget === undefined ? {} : { preRun: { budget: task.preRunBudget } }),
-    onProgress: (fraction) => send({ type: 'progress', id: task.id, fraction }),
-  }).then(
+  simulate(
+    simulationOf(task, {
+      measured,
+      policy: getPolicy(task.policy, task.options),
+      models: productionModels,
+      onProgress: (fraction) => send({ type: 'progress', id: task.id, fraction }),
+    }),
+  ).then(
     (result) => send({ type: 'done', id: task.id, result }),
     (err: unknown) =>
       send({ type: 'failed', id: task.id, error: err instanceof Error ? err.message : String(err) }),
