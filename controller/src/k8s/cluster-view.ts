@@ -7,6 +7,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Resources } from '../../../shared/src/units';
 import type { ServerSnapshot } from '../scheduling/types';
 import { GROUP, KIND } from './names';
+import { podRequests as specRequests } from './pod-template';
 import { addResources, parseResources } from './quantity';
 
 /** True for pods controlled by an OptimusJob. */
@@ -15,22 +16,8 @@ export const isOurPod = (pod: V1Pod): boolean =>
 
 const isTerminal = (pod: V1Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
-/**
- * Effective requests of a pod as the scheduler counts them: containers plus native sidecars,
- * or the largest plain init container if that is more.
- */
-export function podRequests(pod: V1Pod): Resources {
-  let sum: Resources = {};
-  for (const c of pod.spec?.containers ?? []) sum = addResources(sum, parseResources(c.resources?.requests));
-  const init = pod.spec?.initContainers ?? [];
-  for (const c of init.filter((x) => x.restartPolicy === 'Always'))
-    sum = addResources(sum, parseResources(c.resources?.requests));
-  const out: Record<string, number> = { ...sum };
-  for (const c of init.filter((x) => x.restartPolicy !== 'Always'))
-    for (const [k, v] of Object.entries(parseResources(c.resources?.requests)))
-      out[k] = Math.max(out[k] ?? 0, v);
-  return out;
-}
+/** What the kube-scheduler reserves for a pod: the one rule of `pod-template.ts` (overhead included). */
+export const podRequests = (pod: V1Pod): Resources => specRequests(pod.spec ?? { containers: [] });
 
 const usable = (node: V1Node): boolean =>
   !node.spec?.unschedulable &&
