@@ -56,8 +56,9 @@ export const LOG_VOLUME = 'optimus-log' as const;
 export const LOG_DIR = '/var/log/optimus' as const;
 /** The default of `optimus.dev/log-path`; a custom path must lie under {@link LOG_DIR}. */
 export const LOG_PATH = `${LOG_DIR}/train.log` as const;
-/** Created by the log tee when the training program ends on its own: the sidecar drains and exits. */
-export const DONE_FILE = `${LOG_DIR}/.done` as const;
+/** Created by the log tee in the log directory when the training program ends on its own: the sidecar drains and exits. */
+export const doneFileIn = (logDir: string): string => `${logDir}/.done`;
+export const DONE_FILE = doneFileIn(LOG_DIR);
 export const SIDECAR_NAME = 'optimus-sidecar' as const;
 export const FIELD_MANAGER = 'optimus-controller' as const;
 

@@ -19,6 +19,7 @@ import type { V1Container, V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kub
 import { z } from 'zod';
 import { isTeeWrapped, wrapWithTee } from '../log-tee';
 import {
+  doneFileIn,
   ANNOTATION_BATCH_SIZE,
   ANNOTATION_CAPTURE_OUTPUT,
   ANNOTATION_INJECT,
@@ -137,7 +138,7 @@ function sidecarEnv(pod: V1Pod, plan: Plan, cfg: SidecarConfig, warnings: string
     { name: 'OPTIMUS_BROKER_URL', value: cfg.brokerUrl },
     { name: 'OPTIMUS_LOG_PATH', value: plan.logPath },
     { name: 'OPTIMUS_STATE_DIR', value: `${plan.logDir}/.sidecar` },
-    { name: 'OPTIMUS_DONE_FILE', value: `${plan.logDir}/.done` },
+    { name: 'OPTIMUS_DONE_FILE', value: doneFileIn(plan.logDir) },
   ];
   const batch = ann[ANNOTATION_BATCH_SIZE];
   if (batch !== undefined && /^[1-9]\d*$/.test(batch)) env.push({ name: 'OPTIMUS_BATCH_SIZE', value: batch });
@@ -202,7 +203,7 @@ function trainingContainer(c: V1Container, pod: V1Pod, plan: Plan, warnings: str
   const withEnv: V1Container = {
     ...c,
     volumeMounts: mounts,
-    env: setEnv(c.env ?? [], { OPTIMUS_LOG_PATH: plan.logPath, OPTIMUS_DONE_FILE: `${plan.logDir}/.done` }),
+    env: setEnv(c.env ?? [], { OPTIMUS_LOG_PATH: plan.logPath, OPTIMUS_DONE_FILE: doneFileIn(plan.logDir) }),
   };
   if (pod.metadata?.annotations?.[ANNOTATION_CAPTURE_OUTPUT] === 'false' || isTeeWrapped(c)) return withEnv;
   const wrapped = wrapWithTee(withEnv);
