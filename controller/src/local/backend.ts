@@ -228,7 +228,7 @@ export class LocalBackend implements Backend {
         await this.stopAll(job);
         return;
       case 'replace-worker':
-        await this.replaceWorker(job, a.index, a.server);
+        await this.replaceWorker(job, a.index, a.server, signal);
     }
   }
 
@@ -392,7 +392,12 @@ export class LocalBackend implements Backend {
     await awaitOrStop(t.sidecar, 10_000);
   }
 
-  private async replaceWorker(job: LocalJob, index: number, server: string): Promise<void> {
+  private async replaceWorker(
+    job: LocalJob,
+    index: number,
+    server: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const old = job.tasks.find((t) => t.placement.role === 'worker' && t.placement.index === index);
     if (!old || !job.current) throw new Error(`job has no running worker ${index}`);
     this.checkServers([{ role: 'worker', index, server }]);
@@ -407,7 +412,7 @@ export class LocalBackend implements Backend {
     };
     const task = this.startTask(job, placement);
     job.tasks.push(task);
-    const failure = await this.waitRunning([task]);
+    const failure = await this.waitRunning([task], signal);
     if (failure !== null) {
       await this.stopAll(job);
       throw new Error(`replacement worker ${index}: ${failure}; the job was stopped`);
