@@ -190,6 +190,8 @@ async function startParts(
       key: `optimus-job-credentials:${o.brokerPassword}`,
       onError: (err, job) => log.warn({ err, job }, 'broker access'),
     });
+    const made = access;
+    undo.push(async () => made.close());
   }
   const ctl = new Controller({
     core: o.core ?? defaultCore(o.policy),
