@@ -4,54 +4,36 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { MetricsRecord, TaskStatus } from '../../../shared/src/schemas';
+import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { ConvergenceEstimate, LossPoint } from '../models/convergence/types';
 import { CONTROLLER_STATUS_TOPIC, planTopic, type TaskId } from '../../../shared/src/topics';
-import type { Backend, RuntimeDocument, StateStore, StoredRecord } from './backend';
+import type { Backend, RuntimeDocument, StateStore } from './backend';
 import type { Clock, Timers } from './clock';
 import { realTimers } from './real-timers';
 import type { Core } from './core';
 import { Coalesced } from './coalesced';
 import { Dispatcher, type Settled } from './dispatch';
 import { EventHub } from './events';
-import { neverFits, outsideLimits } from './fit-check';
-import { Ingest, type SinkOutcome } from './ingest';
-import {
-  jobReport,
-  jobView,
-  LOST_SIDECAR_GRACE_MS,
-  newEntry,
-  type JobEntry,
-  type ObservedRecord,
-} from './job-entry';
-import {
-  isOwnRecord,
-  JOB_PHASES,
-  newJobRecord,
-  normalizeRecord,
-  type DegradedStage,
-  type JobPhase,
-  type JobRecord,
-} from './job-record';
+import { neverFits } from './fit-check';
+import { Ingest } from './ingest';
+import { jobReport, jobView, newEntry, type JobEntry, type ObservedRecord } from './job-entry';
+import { newJobRecord, normalizeRecord, type DegradedStage, type JobRecord } from './job-record';
+import { degradedCounts, phaseCounts, whatIf } from './job-queries';
 import { jobIdOf, type JobSpec } from './job-spec';
 import { registerJobMetrics } from './job-metrics';
 import { createMetrics, type RuntimeMetrics } from './metrics';
 import { JobObservations } from './observations';
 import { PlanPublisher } from './plan-publisher';
-import { remainingTime, refitJob, type JobModels } from './refit';
-import { convergedEnd, epochCompleted, isTerminal } from './reconcile';
+import type { JobModels } from './refit';
+import { isTerminal } from './reconcile';
 import { PRE_RUN_DEFAULTS } from './pre-run';
 import { runRound, type Dispatch, type RoundContext, type RoundKind } from './round';
 import { RoundScheduler } from './round-scheduler';
 import { confirmAction, describeAction } from './settle';
+import { RetryBackoff } from './retry-backoff';
+import { TelemetrySink } from './telemetry-sink';
 
 const OFFLINE_PUBLISH_TIMEOUT_MS = 1000;
-/**
- * Job seconds from a record that asks for a round (a pre-run sample is complete, the convergence
- * rule holds) to that round: long enough that records arriving together cost one round, short
- * against any sample or scheduling interval.
- */
-const RECORD_ROUND_DELAY_SEC = 2;
 /** How long stopping waits for rollouts in flight to give up. */
 const STOP_ROLLOUTS_TIMEOUT_MS = 10_000;
 
@@ -85,9 +67,6 @@ export interface ControllerOptions {
   readonly minRoundGapSec?: number;
 }
 
-/** Wall ms before a job whose rollout failed is tried again: doubling, at most a minute. */
-const retryDelayMs = (failures: number): number => Math.min(60_000, 1000 * 2 ** Math.max(0, failures - 1));
-
 /** Thrown for a client mistake (unknown job, duplicate); the HTTP layer maps it to 4xx. */
 export class RuntimeError extends Error {
   constructor(
@@ -108,23 +87,20 @@ export class Controller {
   private clockValue: Clock | null = null;
   private rounds: RoundScheduler | null = null;
   private dispatcher: Dispatcher | null = null;
-  /** What to record in a job's intent once its rollout in flight confirms. */
-  private readonly confirms = new Map<string, () => void>();
-  /** Rollout failures in a row per job, and when the job may be tried again (wall ms). */
-  private readonly retries = new Map<string, { failures: number; atMs: number }>();
+  private readonly retries = new RetryBackoff();
   private readonly plans: PlanPublisher;
   private readonly preRun: RoundContext['preRun'];
   private readonly saves = new Coalesced(() => this.saveNow());
   private decisions = 0;
   private roundNo = 0;
   private stopped = false;
-  private replaying = false;
+  private readonly telemetry: TelemetrySink;
   ready = false;
 
   constructor(private readonly o: ControllerOptions) {
     this.metrics = createMetrics({
-      phases: () => this.phaseCounts(),
-      degraded: () => this.degradedCounts(),
+      phases: () => phaseCounts(this.entries.values()),
+      degraded: () => degradedCounts(this.entries.values()),
       inFlight: () => this.dispatcher?.inFlight ?? 0,
     });
     registerJobMetrics(
@@ -139,8 +115,19 @@ export class Controller {
       ...(o.core.policy.needsSpeedModel === false ? { budget: 0 } : {}),
     };
     this.plans = new PlanPublisher(o.publisher, (err, topic) => o.log.warn({ err, topic }, 'publish failed'));
+    this.telemetry = new TelemetrySink({
+      entries: this.entries,
+      store: o.store,
+      recordsPerWorker: this.preRun.recordsPerWorker,
+      clock: () => this.clock,
+      requestRound: (kind, delayMs) => this.requestRound(kind, delayMs),
+      log: o.log,
+    });
     this.ingest = new Ingest(
-      { onRecord: (t, r) => this.onRecord(t, r, !this.replaying), onStatus: (t, st) => this.onStatus(t, st) },
+      {
+        onRecord: (t, r) => this.telemetry.onRecord(t, r),
+        onStatus: (t, st) => this.telemetry.onStatus(t, st),
+      },
       (reason, topic, detail, field) => {
         this.metrics.messagesRejected.inc({ reason });
         if (reason === 'out-of-range' && field) this.metrics.recordsOutOfRange.inc({ field });
@@ -168,7 +155,7 @@ export class Controller {
       this.entries.set(jobIdOf(rec.spec), newEntry(rec, new JobObservations(rec.spec)));
     }
     for (const e of this.entries.values()) await this.o.backend.admit(e.rec.spec);
-    const stale = this.replay(records);
+    const stale = this.telemetry.replay(records, this.ingest);
     const timers = this.o.timers ?? realTimers;
     const clock = this.clock;
     this.dispatcher = new Dispatcher({
@@ -239,8 +226,7 @@ export class Controller {
     const e = this.entries.get(id);
     if (!e) throw new RuntimeError(404, `job ${id} not found`);
     this.entries.delete(id);
-    this.confirms.delete(id);
-    this.retries.delete(id);
+    this.retries.forget(id);
     // Whatever rollout of the job runs is left to finish (its result is dropped): then it goes.
     await this.dispatcher?.settledFor(id);
     await this.o.backend.remove(id);
@@ -265,33 +251,17 @@ export class Controller {
   }
 
   get(id: string): Record<string, unknown> {
-    const e = this.entries.get(id);
-    if (!e) throw new RuntimeError(404, `job ${id} not found`);
-    return jobView(e, this.clock);
+    return jobView(this.entryOf(id), this.clock);
   }
 
   /** Predicted remaining job seconds of `id` at a shape. */
   whatIf(id: string, ps: number, workers: number): Record<string, unknown> {
-    const e = this.entries.get(id);
-    if (!e) throw new RuntimeError(404, `job ${id} not found`);
-    const models = e.models ?? refitJob(this.o.core, e.rec, e.obs);
-    const outside = outsideLimits(e.rec.spec, { ps, workers });
-    return {
-      id,
-      shape: { ps, workers },
-      withinLimits: outside === null,
-      ...(outside !== null && { note: outside }),
-      predictedRemainingSec: remainingTime(models, { ps, workers }),
-      stepsPerSec: models.speed.predict(ps, workers),
-      remainingSteps: models.remaining,
-      fitted: models.speedFitted && models.convergence.status === 'ok',
-    };
+    return whatIf(this.o.core, id, this.entryOf(id), ps, workers);
   }
 
   /** Read-only: a job's loss points by step and its latest convergence fit (dashboard, per-job metrics). */
   convergenceData(id: string): { lossPoints: readonly LossPoint[]; estimate: ConvergenceEstimate | null } {
-    const e = this.entries.get(id);
-    if (!e) throw new RuntimeError(404, `job ${id} not found`);
+    const e = this.entryOf(id);
     return { lossPoints: e.obs.lossPoints(), estimate: e.models?.convergence ?? null };
   }
 
@@ -302,6 +272,12 @@ export class Controller {
 
   records(): readonly JobRecord[] {
     return [...this.entries.values()].map((e) => e.rec);
+  }
+
+  private entryOf(id: string): JobEntry {
+    const e = this.entries.get(id);
+    if (!e) throw new RuntimeError(404, `job ${id} not found`);
+    return e;
   }
 
   get decisionCount(): number {
@@ -404,21 +380,16 @@ export class Controller {
   /** Hands a job's actions to the dispatcher unless the job waits out a failure backoff. */
   private dispatch(d: Dispatch): boolean {
     const id = jobIdOf(d.entry.rec.spec);
-    const retry = this.retries.get(id);
-    const now = this.clock.wallMs();
-    if (retry && now < retry.atMs) {
-      this.requestRound('full', retry.atMs - now);
+    const wait = this.retries.waitMs(id, this.clock.wallMs());
+    if (wait > 0) {
+      this.requestRound('full', wait);
       return false;
     }
-    if (!this.dispatcher?.dispatch(id, d.actions, d.target)) return false;
-    if (d.confirm) this.confirms.set(id, d.confirm);
-    return true;
+    return this.dispatcher?.dispatch(id, d.actions, d.target, d.confirm) ?? false;
   }
 
   /** Confirm or forget: only applied actions change the job's intent. */
   private onSettled(s: Settled): void {
-    const confirm = this.confirms.get(s.jobId);
-    this.confirms.delete(s.jobId);
     for (const a of s.applied) this.metrics.planActions.inc({ kind: a.kind, result: 'applied' });
     for (const f of s.failed)
       this.metrics.planActions.inc({ kind: f.action.kind, result: s.timedOut ? 'timed-out' : 'failed' });
@@ -433,17 +404,16 @@ export class Controller {
       this.jobChanged(e);
     }
     if (s.failed.length === 0) {
-      if (confirm) confirm();
-      this.retries.delete(s.jobId);
+      s.assumed.confirm?.();
+      this.retries.forget(s.jobId);
       heal(e, 'rollout');
       return;
     }
     const first = s.failed[0]!;
-    const failures = (this.retries.get(s.jobId)?.failures ?? 0) + 1;
-    this.retries.set(s.jobId, { failures, atMs: t.wallMs + retryDelayMs(failures) });
+    const delay = this.retries.failed(s.jobId, t.wallMs);
     this.degrade(e, 'rollout', `${describeAction(first.action)}: ${first.error}`);
     this.o.log.warn({ job: s.jobId, failed: s.failed, timedOut: s.timedOut }, 'rollout failed; re-planning');
-    this.requestRound('full', retryDelayMs(failures));
+    this.requestRound('full', delay);
   }
 
   private degrade(e: JobEntry, stage: DegradedStage, reason: string): void {
@@ -455,55 +425,6 @@ export class Controller {
       this.o.log.warn({ job: jobIdOf(rec.spec), stage, reason }, 'job degraded');
       this.jobChanged(e);
     }
-  }
-
-  /**
-   * Rebuilds observations and de-duplication from the store. Records of jobs no longer known, or
-   * of an earlier job under the same name (another incarnation), are skipped. Returns how many.
-   */
-  private replay(records: readonly StoredRecord[]): number {
-    let stale = 0;
-    this.replaying = true;
-    for (const r of records) {
-      const e = this.entries.get(`${r.task.namespace}/${r.task.job}`);
-      if (e && isOwnRecord(e.rec, r)) this.ingest.replay(r.task, r.record);
-      else stale += 1;
-    }
-    this.replaying = false;
-    return stale;
-  }
-
-  /** A sidecar's retained status: kept per task (a `lost` worker is replaced after a grace). */
-  private onStatus(task: TaskId, status: TaskStatus): void {
-    const e = this.entries.get(`${task.namespace}/${task.job}`);
-    if (!e) return;
-    const key = `${task.role}/${task.index}`;
-    const before = e.sidecars.get(key);
-    if (before && before.ts > status.ts) return; // an older retained message after a newer one
-    e.sidecars.set(key, { state: status.state, ts: status.ts });
-    if (status.state === 'lost' && before?.state !== 'lost') {
-      this.o.log.warn({ job: jobIdOf(e.rec.spec), task: key }, 'a sidecar was lost (its Last Will)');
-      this.requestRound('full', LOST_SIDECAR_GRACE_MS / this.clock.scale);
-    }
-  }
-
-  private onRecord(task: TaskId, record: MetricsRecord, live: boolean): SinkOutcome {
-    const e = this.entries.get(`${task.namespace}/${task.job}`);
-    // Counted by the ingest (`unknown-job`), not stored: the sidecar keeps it and sends it again.
-    if (!e) return 'unknown-job';
-    const { incarnation } = e.rec;
-    if (live) this.o.store.appendRecord({ task, record, ...(incarnation !== undefined && { incarnation }) });
-    e.obs.add(task, record, e.rec.spans);
-    if (!live) return 'stored';
-    if (e.rec.phase === 'pre-run' && e.current) {
-      const target = this.preRun.recordsPerWorker * e.current.shape.workers;
-      if (e.obs.samplesInSpan(e.rec.spans.length - 1) >= target)
-        this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
-    }
-    // Done is the convergence rule on the logged loss: act on it soon, not at the next interval.
-    if (epochCompleted(e) && convergedEnd(e, false))
-      this.requestRound('pre-run', (RECORD_ROUND_DELAY_SEC * 1000) / this.clock.scale);
-    return 'stored';
   }
 
   private jobChanged(e: JobEntry): void {
@@ -543,19 +464,6 @@ export class Controller {
     await this.o.store
       .saveDocument(doc)
       .catch((err: unknown) => this.o.log.error({ err }, 'saving state failed'));
-  }
-
-  private degradedCounts(): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const e of this.entries.values())
-      if (e.rec.degraded) out[e.rec.degraded.stage] = (out[e.rec.degraded.stage] ?? 0) + 1;
-    return out;
-  }
-
-  private phaseCounts(): Record<JobPhase, number> {
-    const counts = Object.fromEntries(JOB_PHASES.map((p) => [p, 0])) as Record<JobPhase, number>;
-    for (const e of this.entries.values()) counts[e.rec.phase] += 1;
-    return counts;
   }
 }
 

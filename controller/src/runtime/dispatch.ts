@@ -18,6 +18,8 @@ export interface Assumed {
   readonly target: CurrentJob | null;
   /** Wall-clock ms of the dispatch. */
   readonly sinceMs: number;
+  /** What to record in the job's intent once every action applied (the caller runs it). */
+  readonly confirm?: (() => void) | undefined;
 }
 
 /** How one job's rollout ended. */
@@ -80,9 +82,14 @@ export class Dispatcher {
    * Hands one job's actions to the executor. False (nothing dispatched) when the job is busy or
    * the bound is reached: the caller leaves the job as it is observed and plans it again later.
    */
-  dispatch(jobId: string, actions: readonly PlanAction[], target: CurrentJob | null): boolean {
+  dispatch(
+    jobId: string,
+    actions: readonly PlanAction[],
+    target: CurrentJob | null,
+    confirm?: () => void,
+  ): boolean {
     if (actions.length === 0 || this.busy(jobId) || this.flights.size >= this.o.maxInFlight) return false;
-    const assumed: Assumed = { jobId, actions, target, sinceMs: this.o.wallMs() };
+    const assumed: Assumed = { jobId, actions, target, sinceMs: this.o.wallMs(), confirm };
     const abort = new AbortController();
     let settled = false;
     const finish = (s: Omit<Settled, 'jobId' | 'assumed'>): void => {
