@@ -2,7 +2,7 @@
  * The local backend: emulated servers, and every task of every job as real child processes
  * (the emulated MXNet trainer, plus the real sidecar bundle beside each worker).
  */
-import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { ExecuteOptions, ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
 import type { TaskPlacement } from '../scheduling/types';
 import type {
@@ -14,11 +14,12 @@ import type {
   ObservedTask,
 } from '../runtime/backend';
 import type { CurrentJob } from '../runtime/core';
-import { perWorkerBatch, type JobSpec } from '../runtime/job-spec';
+import type { JobSpec } from '../runtime/job-spec';
 import { JobFiles } from './job-files';
 import type { PidRegistry } from './processes';
-import { awaitOrStop, spawnNode, stopProcess, waitAllReady, type Spawned } from './processes';
-import { spawnSidecar, type SidecarSettings } from './sidecar-process';
+import { spawnNode, stopProcess, waitAllReady, type Spawned } from './processes';
+import type { SidecarSettings } from './sidecar-process';
+import { LocalSidecars } from './sidecars';
 import { trainerConfig } from './task-config';
 import type { TrainerConfig } from './trainer/config';
 
@@ -86,8 +87,19 @@ export class LocalBackend implements Backend {
    */
   private readonly chains = new Map<string, Promise<void>>();
   private events: BackendEvents | null = null;
+  private readonly sidecars: LocalSidecars | null;
 
-  constructor(private readonly o: LocalBackendOptions) {}
+  constructor(private readonly o: LocalBackendOptions) {
+    this.sidecars = o.sidecar
+      ? new LocalSidecars({
+          settings: o.sidecar,
+          root: o.root,
+          pids: o.pids,
+          marker: o.marker,
+          onError: this.report,
+        })
+      : null;
+  }
 
   attach(events: BackendEvents): void {
     this.events = events;
@@ -144,28 +156,9 @@ export class LocalBackend implements Backend {
     return out;
   }
 
-  /**
-   * After a crash of the previous controller: every worker log of every job directory gets a
-   * short-lived sidecar with the done marker set, which resends what its outbox still holds and
-   * reads the log to its end, then exits. Run before the first round so no two sidecars ever
-   * share a task's state.
-   */
+  /** See {@link LocalSidecars.drainLeftovers}; 0 without sidecars. */
   async drainLeftovers(): Promise<number> {
-    if (!this.o.sidecar) return 0;
-    const drains: Promise<number>[] = [];
-    for (const { namespace, name, files, index } of JobFiles.scan(this.o.root)) {
-      // The sidecar (as of this writing) saves its read position only after reading some bytes;
-      // one line of ours makes sure it does, so the next sidecar of the task resumes, not re-reads.
-      appendFileSync(
-        files.log(index),
-        `${new Date().toISOString()} optimus-local: controller restarted; delivering the rest of this log\n`,
-      );
-      writeFileSync(files.doneMarker(index), '');
-      const s = this.spawnSidecar({ namespace, name, files, index, perWorkerBatch: 1 });
-      drains.push(awaitOrStop(s, 15_000));
-    }
-    await Promise.all(drains);
-    return drains.length;
+    return (await this.sidecars?.drainLeftovers()) ?? 0;
   }
 
   async close(): Promise<void> {
@@ -287,7 +280,8 @@ export class LocalBackend implements Backend {
       ready: true,
     });
     this.o.pids.add(trainer.child.pid, `${spec.name} ${p.role}-${p.index}`);
-    const sidecar = p.role === 'worker' ? this.startSidecar(job, p.index, cfg) : null;
+    const sidecar =
+      p.role === 'worker' ? (this.sidecars?.start(spec, files, p.index, cfg.workers) ?? null) : null;
     const procs: TaskProcs = {
       placement: p,
       trainer,
@@ -299,34 +293,6 @@ export class LocalBackend implements Backend {
     };
     void trainer.exited.then((code) => this.onTrainerExit(job, procs, code)).catch(this.report);
     return procs;
-  }
-
-  private startSidecar(job: LocalJob, index: number, cfg: TrainerConfig): Spawned | null {
-    if (!this.o.sidecar) return null;
-    const { files, spec } = job;
-    files.seedSidecarState(index);
-    // The one definition of a worker's batch (runtime/batch.ts), as the pods get it.
-    const perWorker = perWorkerBatch(spec, cfg.workers);
-    return this.spawnSidecar({
-      namespace: spec.namespace,
-      name: spec.name,
-      files,
-      index,
-      perWorkerBatch: perWorker,
-    });
-  }
-
-  private spawnSidecar(o: {
-    namespace: string;
-    name: string;
-    files: JobFiles;
-    index: number;
-    perWorkerBatch: number;
-  }): Spawned {
-    const s = spawnSidecar({ ...o, ...this.o.sidecar!, marker: this.o.marker });
-    this.o.pids.add(s.child.pid, `${o.name} sidecar-${o.index}`);
-    void s.exited.then(() => this.o.pids.delete(s.child.pid)).catch(this.report);
-    return s;
   }
 
   /**
@@ -387,9 +353,7 @@ export class LocalBackend implements Backend {
   }
 
   private async stopSidecar(job: LocalJob, t: TaskProcs): Promise<void> {
-    if (!t.sidecar) return;
-    writeFileSync(job.files.doneMarker(t.placement.index), '');
-    await awaitOrStop(t.sidecar, 10_000);
+    if (t.sidecar) await this.sidecars?.stop(job.files, t.placement.index, t.sidecar);
   }
 
   private async replaceWorker(
