@@ -12,6 +12,7 @@
  */
 import { MAX_BATCH_RECORDS } from '../../../shared/src/schemas';
 import type { OutboxEntry } from './outbox';
+import { Pacer } from './pacer';
 
 /** What the courier needs from a connection (an interface so tests can drive it without sockets). */
 export interface Link {
@@ -70,8 +71,7 @@ export class Courier {
   private inflight = new Map<number, Inflight>();
   private nextId = 1;
   private window: number;
-  private tokens: number;
-  private lastRefill: number;
+  private readonly pacer: Pacer;
   private pumpTimer: NodeJS.Timeout | null = null;
   private resendTimer: NodeJS.Timeout | null = null;
   private backoff = 1;
@@ -85,8 +85,7 @@ export class Courier {
 
   constructor(private readonly opts: CourierOptions) {
     this.window = opts.window;
-    this.tokens = this.capacity();
-    this.lastRefill = opts.now();
+    this.pacer = new Pacer(opts.ratePerSec, opts.now, this.capacity());
   }
 
   /**
@@ -226,9 +225,9 @@ export class Courier {
   pump(): void {
     const link = this.link;
     if (link === null || !link.isConnected) return;
-    this.refill();
+    this.pacer.refill(this.capacity());
     while (this.inflight.size < this.window && this.skipToSendable()) {
-      if (this.tokens < 1) {
+      if (!this.pacer.take()) {
         this.schedulePump();
         break;
       }
@@ -237,7 +236,6 @@ export class Courier {
       this.inflight.set(id, { kind: 'records', slots: batch });
       link.publish(this.opts.topic, this.payloadOf(batch), id, { dup: batch.some((s) => s.sent) });
       for (const s of batch) [s.sent, s.inflight] = [true, true];
-      this.tokens--;
     }
     link.flush();
     if (this.cursor < this.queue.length) link.pollAcks(); // the window or the pace holds records back
@@ -362,23 +360,10 @@ export class Courier {
 
   private schedulePump(): void {
     if (this.pumpTimer !== null) return;
-    const wait = Math.ceil(((1 - this.tokens) / this.opts.ratePerSec) * 1000);
-    this.pumpTimer = setTimeout(
-      () => {
-        this.pumpTimer = null;
-        this.pump();
-      },
-      Math.max(1, wait),
-    );
-  }
-
-  private refill(): void {
-    const now = this.opts.now();
-    this.tokens = Math.min(
-      this.capacity(),
-      this.tokens + ((now - this.lastRefill) / 1000) * this.opts.ratePerSec,
-    );
-    this.lastRefill = now;
+    this.pumpTimer = setTimeout(() => {
+      this.pumpTimer = null;
+      this.pump();
+    }, this.pacer.msUntilNext());
   }
 
   private allocateId(): number {
