@@ -1,7 +1,9 @@
 /**
  * Update rules of the API server that a controller meets when it tries to change an object in
  * place (422 Invalid): a Pod's spec is immutable except container images, `activeDeadlineSeconds`,
- * additions to `tolerations` and the scheduling gates; a Service's `clusterIP` cannot change.
+ * additions to `tolerations` and the scheduling gates; a Service's `clusterIP` cannot change; a
+ * Secret's `type` cannot change; a Secret or ConfigMap marked `immutable: true` keeps its data and
+ * the mark (Kubernetes docs, "Immutable Secrets"; `ValidateSecretUpdate`, `ValidateConfigMapUpdate`).
  */
 type Obj = Record<string, unknown>;
 
@@ -44,9 +46,31 @@ function serviceUpdateErrors(old: Obj, next: Obj): string[] {
     : [];
 }
 
+/** `immutable: true` freezes the data and the mark itself. */
+function immutableDataErrors(old: Obj, next: Obj): string[] {
+  if (old['immutable'] !== true) return [];
+  const errors: string[] = [];
+  if (next['immutable'] !== true)
+    errors.push('immutable: Forbidden: field is immutable when `immutable` is set');
+  for (const field of ['data', 'stringData', 'binaryData'])
+    if (next[field] !== undefined && json(next[field]) !== json(old[field]))
+      errors.push(`${field}: Forbidden: field is immutable when \`immutable\` is set`);
+  return errors;
+}
+
+function secretUpdateErrors(old: Obj, next: Obj): string[] {
+  // Both sides defaulted as the server defaults them (an omitted type is Opaque).
+  const before = (old['type'] as string | undefined) ?? 'Opaque';
+  const after = (next['type'] as string | undefined) ?? 'Opaque';
+  const type = before === after ? [] : [`type: Invalid value: ${json(after)}: field is immutable`];
+  return [...type, ...immutableDataErrors(old, next)];
+}
+
 /** Violations of the update rules of kind `key` (apiVersion/kind); empty when the update may go ahead. */
 export function updateErrors(key: string, old: Obj, next: Obj): string[] {
   if (key === 'v1/Pod') return podUpdateErrors(old, next);
   if (key === 'v1/Service') return serviceUpdateErrors(old, next);
+  if (key === 'v1/Secret') return secretUpdateErrors(old, next);
+  if (key === 'v1/ConfigMap') return immutableDataErrors(old, next);
   return [];
 }

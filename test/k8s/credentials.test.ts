@@ -124,4 +124,46 @@ describe('sidecar credentials in job namespaces', () => {
       sync.stop();
     }
   });
+
+  it('re-creates a copy the API server will not update in place (the type changed, or it is immutable)', async () => {
+    cluster = await startTestCluster([], { namespaces: ['a', 'b'] });
+    await source(cluster, 'one');
+    const distributor = new CredentialsDistributor({
+      clients: cluster.clients,
+      sourceNamespace: 'optimus-system',
+      sourceName: SECRET,
+      targetName: SECRET,
+    });
+    const labels = { [LABEL_COPIED_FROM]: 'optimus-system' };
+    // An earlier copy of another type, and one marked immutable: both refuse an in-place update.
+    await cluster.clients.core.createNamespacedSecret({
+      namespace: 'a',
+      body: {
+        metadata: { name: SECRET, labels },
+        type: 'kubernetes.io/basic-auth',
+        stringData: { username: 'x', password: 'old' },
+      },
+    });
+    await cluster.clients.core.createNamespacedSecret({
+      namespace: 'b',
+      body: {
+        metadata: { name: SECRET, labels },
+        immutable: true,
+        stringData: { username: 'x', password: 'old' },
+      },
+    });
+    await expect(
+      cluster.clients.core.replaceNamespacedSecret({
+        namespace: 'a',
+        name: SECRET,
+        body: { metadata: { name: SECRET, labels }, type: 'Opaque', stringData: { password: 'new' } },
+      }),
+    ).rejects.toThrow(/immutable/);
+    for (const ns of ['a', 'b']) {
+      expect(await distributor.ensure(ns)).toBe('updated');
+      const copy = await copyIn(cluster, ns);
+      expect(copy.type).toBe('Opaque');
+      expect(copy.data?.['password']).toBe(Buffer.from('one').toString('base64'));
+    }
+  });
 });

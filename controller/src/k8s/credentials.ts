@@ -29,17 +29,25 @@ const sameData = (a: V1Secret['data'], b: V1Secret['data']) =>
 export class CredentialsDistributor {
   constructor(private readonly o: CredentialsDistributorOptions) {}
 
+  /** The Secret copied everywhere (read once per pass of the sync, not once per namespace). */
+  readSource(): Promise<V1Secret> {
+    return this.o.clients.core.readNamespacedSecret({
+      namespace: this.o.sourceNamespace,
+      name: this.o.sourceName,
+    });
+  }
+
   /**
    * Makes the copy in `namespace` equal to the source (creates, or updates a changed one).
    * Returns what it did. Never touches a Secret of that name it did not create.
    */
-  async ensure(namespace: string): Promise<'created' | 'updated' | 'unchanged' | 'skipped'> {
+  async ensure(
+    namespace: string,
+    known?: V1Secret,
+  ): Promise<'created' | 'updated' | 'unchanged' | 'skipped'> {
     const { core } = this.o.clients;
     if (namespace === this.o.sourceNamespace && this.o.sourceName === this.o.targetName) return 'skipped';
-    const source = await core.readNamespacedSecret({
-      namespace: this.o.sourceNamespace,
-      name: this.o.sourceName,
-    });
+    const source = known ?? (await this.readSource());
     const body: V1Secret = {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -70,6 +78,12 @@ export class CredentialsDistributor {
           '(delete it, or label it optimus.dev/copied-from, to let the controller keep it in sync)',
       );
     if (sameData(current.data, body.data) && current.type === body.type) return 'unchanged';
+    // The API server refuses to change a Secret's type, or anything of an immutable one: re-create.
+    if (current.type !== body.type || current.immutable === true) {
+      await core.deleteNamespacedSecret({ namespace, name: this.o.targetName });
+      await core.createNamespacedSecret({ namespace, body });
+      return 'updated';
+    }
     await core.replaceNamespacedSecret({
       namespace,
       name: this.o.targetName,
@@ -103,10 +117,21 @@ export function startCredentialsSync(o: CredentialsSyncOptions): { sync(): Promi
   let running: Promise<void> = Promise.resolve();
   const pass = async (all: boolean) => {
     if (!o.isLeader()) return;
-    for (const ns of new Set(o.namespaces())) {
-      if (!all && done.has(ns)) continue;
+    const todo = [...new Set(o.namespaces())].filter((ns) => all || !done.has(ns));
+    if (todo.length === 0) return;
+    let source: V1Secret;
+    try {
+      source = await o.distributor.readSource();
+    } catch (err) {
+      for (const ns of todo) {
+        done.delete(ns);
+        o.onError?.(err, ns);
+      }
+      return;
+    }
+    for (const ns of todo) {
       try {
-        await o.distributor.ensure(ns);
+        await o.distributor.ensure(ns, source);
         done.add(ns);
       } catch (err) {
         done.delete(ns);
