@@ -73,10 +73,8 @@ export class WatermarkPublisher implements StoredListener {
   /** A last flush, then nothing more: no timer is left to publish once the client is closed. */
   async stop(): Promise<void> {
     this.stopping = true;
-    await this.flush();
+    await this.flush(); // clears the timer; `schedule` sets none while stopping
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
   }
 
   private schedule(): void {

@@ -155,7 +155,7 @@ export class MqttConnection {
     this.stopped = true;
     this.clearTimers();
     const s = this.socket;
-    // Between reconnects the socket is the last one, already closed: its 'close' will not come again.
+    // A socket that already closed (between its destroy and our close handler) emits no 'close' again.
     if (s === null || s.closed) return;
     this.flush();
     await new Promise<void>((resolve) => {
