@@ -3,7 +3,7 @@
  * interval, how the prediction moved, the speed model over shapes (measured shapes marked), the
  * shape over time (pre-run samples marked) and the decisions that changed it. Pure.
  */
-import { lossCurve } from '../models/convergence/curve';
+import { fittedLoss } from '../models/convergence/fitted-curve';
 import type { ConvergenceEstimate, LossPoint } from '../models/convergence/types';
 import type { JobView, WhatIf } from '../http/api-schemas';
 import type { JobRecord } from '../runtime/job-record';
@@ -137,7 +137,7 @@ export function fittedCurve(
   const out: LossPoint[] = [];
   for (let i = 0; i <= CURVE_POINTS; i += 1) {
     const step = start + ((end - start) * i) / CURVE_POINTS;
-    const loss = lossCurve(est.beta, step - start);
+    const loss = fittedLoss(est, step - start);
     if (Number.isFinite(loss)) out.push({ step: Math.round(step * 10) / 10, loss });
   }
   return out;

@@ -23,6 +23,8 @@ const convergenceSchema = z.union([
     upper: z.number().min(0),
     /** Eq. 1 coefficients of the raw loss: l(k) = 1 / (β0·k + β1) + β2. */
     beta: z.tuple([z.number(), z.number(), z.number()]),
+    /** Present when an exponential l(k) = a·e^(−r·k) + c gave the prediction instead (ADR 0020). */
+    exponential: z.object({ a: z.number(), r: z.number(), c: z.number() }).optional(),
   }),
   z.object({ status: z.literal('insufficient-data'), reason: z.string().nullable() }),
 ]);

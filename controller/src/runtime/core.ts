@@ -21,7 +21,7 @@ export interface ModelSource {
   of(
     jobId: string,
     stepsDone: number,
-  ): { readonly remaining: RemainingWork; readonly speed: SpeedModel } | null;
+  ): { readonly remaining?: RemainingWork; readonly speed?: SpeedModel } | null;
 }
 
 export interface Core {

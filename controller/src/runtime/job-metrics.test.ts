@@ -118,7 +118,7 @@ describe('pendingReason', () => {
 });
 
 describe('convergenceR2', () => {
-  const beta = [0.01, 1, 0.1] as const;
+  const beta = { beta: [0.01, 1, 0.1] as const };
   const curve = (k: number) => 1 / (0.01 * k + 1) + 0.1;
   it('is 1 on the curve itself and lower with noise', () => {
     const exact = Array.from({ length: 50 }, (_, i) => ({ step: i * 10, loss: curve(i * 10) }));
@@ -132,5 +132,14 @@ describe('convergenceR2', () => {
     const pts = [{ step: 0, loss: 99 }, ...[100, 110, 120].map((s) => ({ step: s, loss: curve(s - 100) }))];
     expect(convergenceR2(pts, beta, 100)).toBeCloseTo(1, 10);
     expect(convergenceR2(pts.slice(0, 3), beta, 100)).toBeNull();
+  });
+  it('judges the exponential when it gave the prediction', () => {
+    const exponential = { a: 0.9, r: 0.02, c: 0.1 };
+    const pts = Array.from({ length: 30 }, (_, i) => ({
+      step: i * 10,
+      loss: 0.9 * Math.exp(-0.2 * i) + 0.1,
+    }));
+    expect(convergenceR2(pts, { ...beta, exponential })).toBeCloseTo(1, 10);
+    expect(convergenceR2(pts, beta)!).toBeLessThan(0.9);
   });
 });

@@ -9,7 +9,7 @@
  * docs/metrics.md lists every series.
  */
 import { Gauge, type Registry } from 'prom-client';
-import { lossCurve } from '../models/convergence/curve';
+import { type FittedCurve, fittedLoss } from '../models/convergence/fitted-curve';
 import type { LossPoint } from '../models/convergence/types';
 import type { Clock } from './clock';
 import { jobReport, planMessage, type JobEntry } from './job-entry';
@@ -38,10 +38,10 @@ export function pendingReason(reason: string | null): PendingReason {
   return 'other';
 }
 
-/** R² of the fitted Eq. 1 curve on the points of its segment; null before a fit or with < 3 points. */
+/** R² of the fitted curve on the points of its segment; null before a fit or with < 3 points. */
 export function convergenceR2(
   points: readonly LossPoint[],
-  beta: readonly [number, number, number],
+  fit: FittedCurve,
   fitStartStep = 0,
 ): number | null {
   const seg = points.filter((p) => p.step >= fitStartStep);
@@ -50,7 +50,7 @@ export function convergenceR2(
   let sse = 0;
   let sst = 0;
   for (const p of seg) {
-    sse += (p.loss - lossCurve(beta, p.step - fitStartStep)) ** 2;
+    sse += (p.loss - fittedLoss(fit, p.step - fitStartStep)) ** 2;
     sst += (p.loss - mean) ** 2;
   }
   return sst > 0 ? 1 - sse / sst : null;
@@ -126,7 +126,7 @@ function collectJob(g: Gauges, e: JobEntry, clock: Clock): void {
     for (const bound of ['value', 'lower', 'upper'] as const) g.remaining.set({ ...job, bound }, rt[bound]);
   const c = models?.convergence;
   if (c?.status === 'ok') {
-    const r2 = convergenceR2(e.obs.lossPoints(), c.beta, c.fitStartStep ?? 0);
+    const r2 = convergenceR2(e.obs.lossPoints(), c, c.fitStartStep ?? 0);
     if (r2 !== null) g.r2.set({ ...job, model: 'convergence' }, r2);
     const w = relativeWidth({ value: c.predictedTotalSteps, lower: c.lower, upper: c.upper });
     if (w !== null) g.width.set({ ...job, model: 'convergence' }, w);

@@ -1,6 +1,7 @@
 /**
  * Refit: from a job's observations to its models, remaining work and predictions. Pure.
  */
+import { priorRemaining } from '../models/convergence/prior';
 import type { ConvergenceEstimate } from '../models/convergence/types';
 import type { SpeedModel, SpeedPrediction } from '../models/speed/types';
 import type { JobShape, RemainingWork } from '../scheduling/types';
@@ -61,22 +62,33 @@ export function refitJob(
 ): JobModels {
   const spec = rec.spec;
   const stepsDone = obs.stepsDone();
+  // A model source may know both models (the oracle), one of them (to measure what each estimate costs), or none.
   const given = core.models?.of(jobIdOf(spec), stepsDone);
-  if (given) return givenModels(given, stepsDone, obs.speedSamples(rec.spans).length);
+  const knownWork = given?.remaining;
+  const knownSpeed = given?.speed;
+  if (knownWork && knownSpeed) {
+    return givenModels(
+      { remaining: knownWork, speed: knownSpeed },
+      stepsDone,
+      obs.speedSamples(rec.spans).length,
+    );
+  }
   const points = obs.lossPoints();
   const basis = prev?.basis;
-  const convergence = lossStale(basis, points.length)
-    ? core.estimateConvergence(points, {
-        stepsPerEpoch: spec.stepsPerEpoch,
-        threshold: spec.convergence.threshold,
-        patience: spec.convergence.patience,
-      })
-    : prev!.convergence;
+  const convergence = knownWork
+    ? givenConvergence(knownWork, stepsDone)
+    : lossStale(basis, points.length)
+      ? core.estimateConvergence(points, {
+          stepsPerEpoch: spec.stepsPerEpoch,
+          threshold: spec.convergence.threshold,
+          patience: spec.convergence.patience,
+        })
+      : prev!.convergence;
   const samples = obs.speedSamples(rec.spans);
   const weight = samples.reduce((a, s) => a + (s.weight ?? 1), 0);
-  let speed = prev?.speed;
-  let speedFitted = prev?.speedFitted ?? false;
-  if (!speed || speedStale(basis, samples.length, weight)) {
+  let speed = knownSpeed ?? prev?.speed;
+  let speedFitted = knownSpeed !== undefined || (prev?.speedFitted ?? false);
+  if (!speed || (!knownSpeed && speedStale(basis, samples.length, weight))) {
     const fitted =
       samples.length > 0 ? core.fitSpeed(samples, { mode: spec.mode, globalBatch: spec.batchSize }) : null;
     speed = fitted ?? flatSpeed(samples.map((s) => s.stepsPerSec));
@@ -94,20 +106,15 @@ export function refitJob(
     },
     speed,
     speedFitted,
-    remaining: remainingWork(convergence, spec.maxEpochs * spec.stepsPerEpoch, stepsDone),
+    remaining: knownWork ?? remainingWork(convergence, spec.maxEpochs * spec.stepsPerEpoch, stepsDone),
     stepsDone,
     speedSamples: samples.length,
   };
 }
 
-/** Models handed in by a {@link ModelSource} (the oracle), in the shape a fit produces. */
-function givenModels(
-  given: NonNullable<ReturnType<NonNullable<Core['models']>['of']>>,
-  stepsDone: number,
-  speedSamples: number,
-): JobModels {
-  const r = given.remaining;
-  const convergence: ConvergenceEstimate = {
+/** A known remaining work in the shape a convergence fit produces. */
+function givenConvergence(r: RemainingWork, stepsDone: number): ConvergenceEstimate {
+  return {
     status: 'ok',
     predictedTotalSteps: stepsDone + r.steps,
     lower: stepsDone + r.lower,
@@ -116,6 +123,16 @@ function givenModels(
     beta: [0, 0, 0],
     converged: r.steps <= 0,
   };
+}
+
+/** Models handed in by a {@link ModelSource} (the oracle), in the shape a fit produces. */
+function givenModels(
+  given: { readonly remaining: RemainingWork; readonly speed: SpeedModel },
+  stepsDone: number,
+  speedSamples: number,
+): JobModels {
+  const r = given.remaining;
+  const convergence = givenConvergence(r, stepsDone);
   return { convergence, speed: given.speed, speedFitted: true, remaining: r, stepsDone, speedSamples };
 }
 
@@ -130,8 +147,7 @@ export function remainingWork(c: ConvergenceEstimate, priorTotal: number, done: 
       upper: Math.max(steps, c.upper - done),
     };
   }
-  const rest = Math.max(0, priorTotal - done);
-  return { steps: rest / 2, lower: 0, upper: rest };
+  return priorRemaining(priorTotal, done);
 }
 
 /** Before any fit: the mean observed speed at every shape (or 1 step/s), with a wide interval. */

@@ -71,6 +71,18 @@ export const ABLATION_VARIANTS: readonly Variant[] = [
   { name: 'optimus-placement-only', policy: 'optimus-placement-only', estimation: online },
   { name: 'drf', policy: 'drf', estimation: online },
   { name: 'optimus-oracle', policy: 'optimus', estimation: { kind: 'oracle', error: 0 } },
+  {
+    name: 'optimus-oracle-work',
+    policy: 'optimus',
+    estimation: { kind: 'oracle', error: 0, knows: 'work' },
+    note: 'true remaining work; speeds fitted online, pre-run paid',
+  },
+  {
+    name: 'optimus-oracle-speed',
+    policy: 'optimus',
+    estimation: { kind: 'oracle', error: 0, knows: 'speed' },
+    note: 'true speeds, no pre-run; remaining work estimated online',
+  },
   { name: 'optimus-error-10', policy: 'optimus', estimation: { kind: 'oracle', error: 0.1 } },
   { name: 'optimus-error-20', policy: 'optimus', estimation: { kind: 'oracle', error: 0.2 } },
   { name: 'optimus-error-30', policy: 'optimus', estimation: { kind: 'oracle', error: 0.3 } },

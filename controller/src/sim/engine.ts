@@ -11,6 +11,8 @@ import { Controller, type Publisher } from '../runtime/controller';
 import { coreOf } from '../runtime/default-core';
 import { parseJobSpec, type JobSpec } from '../runtime/job-spec';
 import type { Policy } from '../scheduling/types';
+import { SIM_PRIOR_EPOCHS } from '../models/convergence/prior';
+import type { ExponentialCurve } from '../models/convergence/types';
 import { oracleModels, type EstimationModels, type Estimation } from './estimator';
 import type { MeasuredModel } from './measured-table';
 import { resolveWork } from './loss-curve';
@@ -49,6 +51,8 @@ export interface WatchedEstimate {
   readonly done: number;
   readonly predictedTotalSteps: number | null;
   readonly beta: readonly [number, number, number] | null;
+  /** Set when an exponential gave the prediction (see `ConvergenceEstimate`). */
+  readonly exponential?: ExponentialCurve;
 }
 
 export interface SimulationResult extends RunFigures {
@@ -115,12 +119,13 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     sink: (task, record) => controller?.ingestRecord(task, record),
     ...(o.policy.parameterAssignment ? { assignment: o.policy.parameterAssignment } : {}),
   });
-  const oracle = o.estimation.kind === 'oracle';
+  // Whoever knows the speeds needs no pre-run (and pays for none); known remaining work alone does not.
+  const speedsKnown = o.estimation.kind === 'oracle' && o.estimation.knows !== 'work';
   const core = coreOf(o.policy, {
     estimateConvergence: (p, r) => o.models.estimateConvergence(p, r),
     fitSpeed: (s, opts) => o.models.fitSpeed(s, opts),
     ...(o.estimation.kind === 'oracle'
-      ? { models: oracleModels(backend.trainers, o.estimation.error, o.seed) }
+      ? { models: oracleModels(backend.trainers, o.estimation.error, o.seed, o.estimation.knows) }
       : {}),
   });
   const ctl = new Controller({
@@ -134,8 +139,7 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     id: 'simulator',
     schedulingIntervalSec: interval,
     restartCostSec: pause,
-    // The oracle knows every model: no pre-run is needed (and none is paid for).
-    preRun: { ...o.preRun, ...(oracle ? { budget: 0 } : {}) },
+    preRun: { ...o.preRun, ...(speedsKnown ? { budget: 0 } : {}) },
     rolloutConcurrency: Number.MAX_SAFE_INTEGER,
     minRoundGapSec: o.minRoundGapSec ?? 0,
   });
@@ -153,7 +157,7 @@ interface DriveContext {
 
 async function drive(c: DriveContext): Promise<SimulationResult> {
   const { o, time, backend, ctl } = c;
-  const priorEpochs = o.priorEpochs ?? 20;
+  const priorEpochs = o.priorEpochs ?? SIM_PRIOR_EPOCHS;
   const arrivals = [...o.trace.jobs].sort((a, b) => a.arrival - b.arrival || a.id.localeCompare(b.id));
   const timeline: TimelinePoint[] = [];
   const watched: WatchedEstimate[] = [];
@@ -276,6 +280,7 @@ function watch(
     done: trainer.done,
     predictedTotalSteps: c?.status === 'ok' ? c.predictedTotalSteps : null,
     beta: c?.status === 'ok' ? c.beta : null,
+    ...(c?.status === 'ok' && c.exponential !== undefined ? { exponential: c.exponential } : {}),
   });
 }
 

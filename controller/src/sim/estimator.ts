@@ -17,7 +17,13 @@ export interface EstimationModels {
 }
 
 export const ESTIMATION_KINDS = ['online', 'oracle'] as const;
-export type Estimation = { readonly kind: 'online' } | { readonly kind: 'oracle'; readonly error: number };
+/**
+ * Online, or the truth with a relative error; `knows` limits the oracle to one model (the other is
+ * estimated online as usual), to measure what each estimate costs.
+ */
+export type Estimation =
+  | { readonly kind: 'online' }
+  | { readonly kind: 'oracle'; readonly error: number; readonly knows?: 'work' | 'speed' };
 
 const point = (v: number): SpeedPrediction => ({ stepsPerSec: v, lower: v, upper: v });
 
@@ -29,6 +35,7 @@ export function oracleModels(
   trainers: ReadonlyMap<string, SimTrainer>,
   error: number,
   seed: number,
+  knows?: 'work' | 'speed',
 ): ModelSource {
   const sign = (key: string, i: number): number => (hashedNormal(seed, key, i) >= 0 ? 1 : -1);
   return {
@@ -41,7 +48,10 @@ export function oracleModels(
       const speed: SpeedModel = {
         predict: (p, w) => point(t.speed.speed(p, w) * (1 + error * sign(`${id}:speed`, p * 1000 + w))),
       };
-      return { remaining: { steps, lower: steps, upper: steps }, speed };
+      const remaining = { steps, lower: steps, upper: steps };
+      if (knows === 'work') return { remaining };
+      if (knows === 'speed') return { speed };
+      return { remaining, speed };
     },
   };
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Resvg } from '@resvg/resvg-js';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { fittedLoss } from '../models/convergence/fitted-curve';
 import { lossAt, observeLoss, resolveWork } from './loss-curve';
 import type { VariantResult } from './evaluate';
 import type { Trace } from './trace';
@@ -100,7 +101,10 @@ function lossPlot(
     if (mid?.beta)
       values.push({
         step,
-        loss: 1 / (mid.beta[0] * step + mid.beta[1]) + mid.beta[2],
+        loss: fittedLoss(
+          { beta: mid.beta, ...(mid.exponential ? { exponential: mid.exponential } : {}) },
+          step,
+        ),
         series: `fit at ${Math.round(mid.done)} steps`,
       });
   }

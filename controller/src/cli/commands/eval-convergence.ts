@@ -78,7 +78,7 @@ function printFamilies(r: BenchmarkResult): string[] {
   return [
     '',
     'ours vs the paper’s procedure per curve family (median and mean |error|; an abstention is answered by the',
-    `simulator’s fallback — 20 epochs, or ¼ epoch past what is done — and scored; abst. = share abstained)`,
+    `runtime’s prior for a simulated job — half of what its 40-epoch bound leaves — and scored; abst. = share abstained)`,
     `${'family'.padEnd(12)} ${head}`,
     ...Object.entries(r.families).map(([f, levels]) => familyRow(f, levels, met[f])),
     '✓/✗: the goal on the median (1/k: ours ≤ paper; lr-drop, exponential, plateau: ours < paper)',

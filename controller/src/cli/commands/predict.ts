@@ -29,6 +29,7 @@ export function convergenceDocument(est: ConvergenceEstimate): Record<string, un
     converged: est.converged,
     ...(est.fitStartStep === undefined ? {} : { fitStartStep: est.fitStartStep }),
     ...(est.lrDropStep === undefined ? {} : { lrDropStep: est.lrDropStep }),
+    ...(est.exponential === undefined ? {} : { exponential: est.exponential }),
   };
 }
 
@@ -38,10 +39,15 @@ function printHuman(est: ConvergenceEstimate): void {
     return;
   }
   const [b0, b1, b2] = est.beta.map((b) => b.toPrecision(4));
+  const e = est.exponential;
+  const curve =
+    e === undefined
+      ? `l(k) = 1/(${b0}·k + ${b1}) + ${b2}`
+      : `l(k) = ${e.a.toPrecision(4)}·exp(−${e.r.toPrecision(4)}·k) + ${e.c.toPrecision(4)} (exponential: it fits far better than 1/(${b0}·k + ${b1}) + ${b2})`;
   const lines = [
     `predicted total steps: ${est.predictedTotalSteps} (interval ${est.lower}–${est.upper})`,
     `remaining steps:       ${est.remainingSteps}${est.converged ? ' (already converged)' : ''}`,
-    `fitted curve:          l(k) = 1/(${b0}·k + ${b1}) + ${b2}` +
+    `fitted curve:          ${curve}` +
       (est.fitStartStep ? `, k = step − ${Math.round(est.fitStartStep)}` : ''),
   ];
   if (est.lrDropStep !== undefined) lines.push(`learning-rate drop at step ${Math.round(est.lrDropStep)}`);

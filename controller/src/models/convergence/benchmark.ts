@@ -7,6 +7,7 @@ import { estimateConvergence } from './estimate';
 import type { EstimateOptions } from './estimate';
 import { fitEq1Paper } from './fit-paper';
 import { predictEpoch } from './predict-epoch';
+import { priorRemaining, SIM_PRIOR_EPOCHS } from './prior';
 import { cleanPoints, epochMeans, normalise, replaceOutliers } from './preprocess';
 import { observe, seededRandom, trueTotalSteps } from './synthetic';
 import type { CurveFamily, Scenario } from './synthetic';
@@ -51,13 +52,12 @@ interface Outcome {
 }
 
 /**
- * What a scheduler must answer when a procedure abstains: the simulator's prior (20 epochs, or a
- * quarter epoch beyond what is done when that is past). Scoring abstentions with it, rather than
- * leaving them out, charges a procedure for every fit it could not make.
+ * What a scheduler is told when a procedure abstains: the runtime's prior for a simulated job (half of
+ * what its 40-epoch bound leaves, `prior.ts`). Scoring abstentions with it, rather than leaving them
+ * out, charges a procedure for every fit it could not make.
  */
-export const FALLBACK_PRIOR_EPOCHS = 20;
 export function fallbackTotalSteps(done: number, rule: ConvergenceRule): number {
-  return Math.max(FALLBACK_PRIOR_EPOCHS * rule.stepsPerEpoch, done + 0.25 * rule.stepsPerEpoch);
+  return done + priorRemaining(2 * SIM_PRIOR_EPOCHS * rule.stepsPerEpoch, done).steps;
 }
 
 /** Quantile by linear interpolation between order statistics; null for no values. */

@@ -4,13 +4,16 @@
  */
 import { ScratchArena } from '../scratch-arena';
 import type { Beta } from './curve';
-import { lossCurve } from './curve';
+import { lossCurve, meanLoss } from './curve';
 import { fitEq1 } from './fit';
 import { fitEq1Paper } from './fit-paper';
 import type { CurveFit, FitData } from './fit';
 import { scanDrops } from './lr-drop';
 import { cleanPoints, downsample, epochMeanSeries, normalise, replaceOutliers } from './preprocess';
-import { predictEpoch } from './predict-epoch';
+import { predictEpoch, predictEpochWith } from './predict-epoch';
+import type { PredictContext } from './predict-epoch';
+import { fitRateShape, rateShapeAt, rateShapeMean } from './rate-shape';
+import type { RateShapeFit } from './rate-shape';
 import { predictionDrift, profileInterval, residualAutocorrelation, slowShapeEpoch } from './interval';
 import type { ConvergenceEstimate, ConvergenceRule, LossPoint } from './types';
 
@@ -33,10 +36,17 @@ export interface EstimateOptions {
   /** Predictions beyond this many times the steps done are "insufficient data", not guesses. */
   readonly maxHorizonFactor?: number;
   readonly detectLrDrop?: boolean;
-  /** Widen the interval to a slower-decaying shape's prediction when it fits as well (see `slow-shape.ts`). */
+  /** Widen the interval to a slower-decaying shape's prediction when it fits as well (see `rate-shape.ts`). */
   readonly slowShape?: boolean;
   /** Predict with the paper's transform fit when it tracks the recent third of the points better (see `tailSse`). */
   readonly paperFitWhenBetter?: boolean;
+  /**
+   * Also consider an exponential a·e^(−r·k) + c (see `rate-shape.ts`): it competes on the newest third
+   * like the two Eq. 1 fits, but only when its squared error over all the points is below
+   * `fastShapeMargin` × that of our Eq. 1 fit.
+   */
+  readonly fastShape?: boolean;
+  readonly fastShapeMargin?: number;
 }
 
 const DEFAULTS = {
@@ -51,6 +61,8 @@ const DEFAULTS = {
   detectLrDrop: true,
   slowShape: true,
   paperFitWhenBetter: true,
+  fastShape: true,
+  fastShapeMargin: 0.5,
 } as const;
 
 /** Fewest loss points the estimator fits (its default `minPoints`). */
@@ -169,41 +181,89 @@ function prepare(points: readonly LossPoint[], rule: ConvergenceRule, o: Setting
   return { normalised, scale, segment, segmentStart, dropStep, stepsDone: Math.floor(lastStep) + 1 };
 }
 
-/** The curve that predicts and its epoch, as one pair: ours when the paper's fit is not chosen or meets no end. */
+/** A fitted curve that may predict: its value and its exact mean over a step interval. */
+interface Candidate {
+  readonly at: (x: number) => number;
+  readonly mean: (from: number, to: number) => number;
+  /** Eq. 1 coefficients when the curve is of that form. */
+  readonly beta: Beta | null;
+  readonly shape: RateShapeFit | null;
+}
+
+const eq1Candidate = (beta: Beta): Candidate => ({
+  at: (x) => lossCurve(beta, x),
+  mean: (from, to) => meanLoss(beta, from, to),
+  beta,
+  shape: null,
+});
+
+const shapeCandidate = (f: RateShapeFit): Candidate => ({
+  at: (x) => rateShapeAt(f, x),
+  mean: (from, to) => rateShapeMean(f, from, to),
+  beta: null,
+  shape: f,
+});
+
+/** The curve that predicts and its epoch, as one pair: ours when the chosen one meets no end. */
 function prediction(
   ours: Beta,
   data: FitData,
-  context: Parameters<typeof predictEpoch>[1],
-  paperWhenBetter: boolean,
-): { beta: Beta; epoch: number } | null {
-  const beta = paperWhenBetter ? betterOnTail(ours, data) : ours;
-  const epoch = predictEpoch(beta, context);
-  if (epoch !== null) return { beta, epoch };
-  if (beta === ours) return null;
+  context: PredictContext,
+  o: Settings,
+): { curve: Candidate; epoch: number } | null {
+  const own = eq1Candidate(ours);
+  const curve = chooseCurve(own, data, o);
+  const epoch = predictEpochWith(curve.mean, context);
+  if (epoch !== null) return { curve, epoch };
+  if (curve === own) return null;
   const fallback = predictEpoch(ours, context);
-  return fallback === null ? null : { beta: ours, epoch: fallback };
+  return fallback === null ? null : { curve: own, epoch: fallback };
 }
 
 /**
- * Our least-squares fit on the loss (recency-weighted) or the paper's transform fit (NNLS on 1/(l − β2),
- * unweighted), whichever follows the newest third of the points more closely. The transform weighs the
- * low-loss tail most, which is what extrapolates on curves that start slowly (warm-up plateaus) and on
- * the paper's own 1/k form. Measured with `eval convergence` (seed 1, median error at 50%): plateau 8.5% →
- * 4.2% (the paper's procedure: 4.2%), 1/k 4.1% → 3.2% (3.2%), lr-drop 31.6% → 30.1% (34.2%); the cost is
- * exponential curves at 75%, 4.3% → 9.9% (8.7%), where the tail favours the transform fit wrongly.
+ * Our least-squares fit on the loss (recency-weighted), the paper's transform fit (NNLS on 1/(l − β2),
+ * unweighted) or an exponential, whichever follows the newest third of the points more closely. The
+ * transform weighs the low-loss tail most, which is what extrapolates on curves that start slowly (warm-up
+ * plateaus) and on the paper's own 1/k form: with `eval convergence` (seed 1, median error at 50%) plateau
+ * 8.5% → 4.2% (the paper's procedure: 4.2%), 1/k 4.1% → 3.2% (3.2%). The exponential takes exponential
+ * curves at 75% from 9.9% to 0.0% (8.7%) and changes nothing on 1/k curves (ADR 0020).
  */
-function betterOnTail(ours: Beta, data: FitData): Beta {
-  // `fitData` fills whole arrays (count = length), which the paper's fit reads to the end.
+function chooseCurve(own: Candidate, data: FitData, o: Settings): Candidate {
   const n = data.x.length;
-  const paper = fitEq1Paper({ x: data.x, y: data.y, w: arena.take(n).fill(1) }).beta;
-  return tailSse(paper, data, n) < tailSse(ours, data, n) ? paper : ours;
+  const candidates: Candidate[] = [own];
+  if (o.paperFitWhenBetter) {
+    candidates.push(eq1Candidate(fitEq1Paper({ x: data.x, y: data.y, w: arena.take(n).fill(1) }).beta));
+  }
+  if (o.fastShape) {
+    const fast = shapeCandidate(fitRateShape(data, 'fast'));
+    // Three parameters each, so on 1/k data an exponential often fits the newest points as closely and
+    // then predicts an early end; it must explain the whole history far better before it competes
+    // (measured on held-out curves as well as on `eval convergence`'s; see the ADR on the choice).
+    if (sseFrom(fast, data, 0) < o.fastShapeMargin * sseFrom(own, data, 0)) candidates.push(fast);
+  }
+  if (candidates.length === 1) return own;
+  let best = own;
+  let bestSse = Infinity;
+  for (const c of candidates) {
+    const sse = tailSse(c, data, n);
+    if (sse < bestSse) {
+      bestSse = sse;
+      best = c;
+    }
+  }
+  return best;
 }
 
 /** Unweighted squared error of a curve on the newest third of the points. */
-function tailSse(beta: Beta, data: FitData, n: number): number {
+function tailSse(c: Candidate, data: FitData, n: number): number {
+  return sseFrom(c, data, Math.floor((2 * n) / 3));
+}
+
+function sseFrom(c: Candidate, data: FitData, first: number): number {
+  const n = data.x.length;
   let sse = 0;
-  for (let i = Math.floor((2 * n) / 3); i < n; i++) {
-    const r = (data.y[i] ?? 0) - lossCurve(beta, data.x[i] ?? 0);
+  for (let i = first; i < n; i++) {
+    const r = (data.y[i] ?? 0) - c.at(data.x[i] ?? 0);
     sse += r * r;
   }
   return sse;
@@ -234,13 +294,14 @@ export function estimateConvergence(
   const series = epochMeanSeries(prep.normalised, s);
   const observed = (e: number): number => series.at(e);
   const context = { rule, segmentStart: prep.segmentStart, observed, maxEpoch };
-  const chosen = prediction(fit.beta, data, context, o.paperFitWhenBetter);
+  const chosen = prediction(fit.beta, data, context, o);
   if (chosen === null) {
     return insufficient(
       `the fitted curve does not meet the rule within ${o.maxHorizonFactor}× the steps done`,
     );
   }
-  const { beta, epoch } = chosen;
+  const { curve, epoch } = chosen;
+  const beta = curve.beta ?? fit.beta;
   const predictedTotalSteps = (epoch + 1) * s;
   const profile = profileInterval(fit, data, { ...context, epoch, z: o.intervalZ, rho });
   const drift =
@@ -268,5 +329,8 @@ export function estimateConvergence(
     converged: predictedTotalSteps <= prep.stepsDone,
     fitStartStep: prep.segmentStart,
     ...(prep.dropStep === null ? {} : { lrDropStep: prep.dropStep }),
+    ...(curve.shape === null
+      ? {}
+      : { exponential: { a: curve.shape.a * prep.scale, r: curve.shape.r, c: curve.shape.c * prep.scale } }),
   };
 }

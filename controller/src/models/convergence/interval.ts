@@ -8,7 +8,7 @@ import { fitEq1 } from './fit';
 import type { CurveFit, FitData } from './fit';
 import { lossCurve } from './curve';
 import { predictEpoch, predictEpochWith } from './predict-epoch';
-import { fitSlowShape, slowShapeMean } from './slow-shape';
+import { fitSlowShape, rateShapeMean } from './rate-shape';
 import type { PredictContext } from './predict-epoch';
 
 export interface IntervalContext extends PredictContext {
@@ -104,5 +104,5 @@ export function predictionDrift(
 export function slowShapeEpoch(d: FitData, ctx: PredictContext, acceptableSse: number): number | null {
   const alt = fitSlowShape(d);
   if (alt.sse > acceptableSse) return null;
-  return predictEpochWith((from, to) => slowShapeMean(alt, from, to), ctx) ?? ctx.maxEpoch;
+  return predictEpochWith((from, to) => rateShapeMean(alt, from, to), ctx) ?? ctx.maxEpoch;
 }

@@ -34,5 +34,17 @@ export type ConvergenceEstimate =
       readonly fitStartStep?: number;
       /** Step of the last detected learning-rate drop, when one was detected. */
       readonly lrDropStep?: number;
+      /**
+       * Present when an exponential l(k) = a·e^(−r·k) + c (k = step − fitStartStep) fitted the loss far
+       * better than Eq. 1 and gave the prediction; `beta` is then our Eq. 1 fit, for comparison.
+       */
+      readonly exponential?: ExponentialCurve;
     }
   | { readonly status: 'insufficient-data'; readonly reason: string };
+
+/** An exponentially flattening loss curve, in raw loss units and steps. */
+export interface ExponentialCurve {
+  readonly a: number;
+  readonly r: number;
+  readonly c: number;
+}

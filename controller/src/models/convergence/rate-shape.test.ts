@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { estimateConvergence } from './estimate';
-import { fitSlowShape, slowShapeMean } from './slow-shape';
+import { fitSlowShape, rateShapeMean } from './rate-shape';
 import { observe, powerCurve, seededRandom, trueTotalSteps } from './synthetic';
 
 describe('slow shape a/√(1 + r·x) + c', () => {
@@ -15,10 +15,10 @@ describe('slow shape a/√(1 + r·x) + c', () => {
   });
 
   it('has the exact interval mean', () => {
-    const f = { a: 0.9, r: 0.01, c: 0.1, sse: 0 };
+    const f = { kind: 'slow' as const, a: 0.9, r: 0.01, c: 0.1, sse: 0 };
     let sum = 0;
     for (let i = 0; i < 10_000; i++) sum += f.a / Math.sqrt(1 + f.r * (100 + (i + 0.5) * 0.01)) + f.c;
-    expect(slowShapeMean(f, 100, 200)).toBeCloseTo(sum / 10_000, 6);
+    expect(rateShapeMean(f, 100, 200)).toBeCloseTo(sum / 10_000, 6);
   });
 
   it('widens the interval towards the later truth of a slowly decaying curve', () => {
