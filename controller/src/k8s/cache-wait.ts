@@ -4,10 +4,10 @@
  * safety tick that reads only memory. The wait ends when the condition says so or the signal aborts.
  */
 
-/** What an informer cache offers a wait: its items and a change notification. */
-export interface ChangeFeed {
+/** What an informer cache offers a wait: a change notification (with the changed object). */
+export interface ChangeFeed<T = unknown> {
   /** Calls `fn` after every add/update/delete; returns the unsubscribe function. */
-  onChange(fn: () => void): () => void;
+  onChange(fn: (obj: T) => void): () => void;
 }
 
 export type WaitEnd<T> = { readonly done: true; readonly value: T } | { readonly done: false };
@@ -64,7 +64,7 @@ export function waitOnCache<T>(o: CacheWaitOptions<T>): Promise<WaitEnd<T>> {
       })();
     };
     const onAbort = (): void => end({ done: false });
-    const off = o.feed.onChange(run);
+    const off = o.feed.onChange(() => run());
     o.signal?.addEventListener('abort', onAbort, { once: true });
     for (const ms of o.wakeAt) timers.push(setTimeout(run, Math.max(0, ms)));
     const tick = setInterval(run, o.recheckMs);

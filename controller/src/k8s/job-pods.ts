@@ -13,15 +13,22 @@ import type { PodVerdict } from './pod-state';
 import { podState } from './pod-state';
 
 /** The pod informer's cache (a {@link WatchedList} of every pod). */
-export interface PodCache extends ChangeFeed {
-  items(): readonly V1Pod[];
+export interface PodCache extends ChangeFeed<V1Pod> {
+  /** Every pod, or those of one namespace (the informer keeps them by namespace). */
+  items(namespace?: string): readonly V1Pod[];
 }
 
 export interface Waiting {
-  /** Ms between the waits' safety re-reads of the cache (they wake on its events too). */
+  /**
+   * Ms between the waits' safety re-reads of the cache (they wake on their job's pod events too),
+   * and the least time between two confirming lists of the API server by one wait.
+   */
   readonly recheckMs: number;
   readonly now: () => number;
 }
+
+const ofJob = (p: V1Pod, namespace: string, job: string): boolean =>
+  p.metadata?.namespace === namespace && p.metadata.labels?.[LABEL_JOB] === job;
 
 export type StartOutcome =
   { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly message: string };
@@ -39,11 +46,17 @@ export class JobPods {
     private readonly wait: Waiting,
   ) {}
 
-  /** The job's pods as the informer holds them. */
+  /** The job's pods as the informer holds them (read from its namespace only). */
   list(namespace: string, job: string): V1Pod[] {
-    return this.cache
-      .items()
-      .filter((p) => p.metadata?.namespace === namespace && p.metadata.labels?.[LABEL_JOB] === job);
+    return this.cache.items(namespace).filter((p) => ofJob(p, namespace, job));
+  }
+
+  /**
+   * The cache's changes to one job's pods: a wait wakes for its own job, not for every pod event of
+   * the cluster (a rollout of many jobs at once would otherwise re-read each on every event).
+   */
+  private jobFeed(namespace: string, job: string): ChangeFeed<V1Pod> {
+    return { onChange: (fn) => this.cache.onChange((p) => ofJob(p, namespace, job) && fn(p)) };
   }
 
   /** Creates the pods in order; returns them as the API server stored them (with their uids). */
@@ -82,13 +95,19 @@ export class JobPods {
     const wanted = new Set(names);
     const deadline = this.wait.now() + timeoutMs;
     const left = (pods: readonly V1Pod[]) => pods.filter((p) => wanted.has(nameOf(p)));
+    let listedAt = -Infinity;
     const end = await waitOnCache<boolean>({
-      feed: this.cache,
+      feed: this.jobFeed(namespace, job),
       wakeAt: [timeoutMs],
       recheckMs: this.wait.recheckMs,
       signal,
       check: async () => {
-        if (left(this.list(namespace, job)).length === 0) {
+        // While the cache and the API server disagree, confirm at most twice per recheck interval.
+        if (
+          left(this.list(namespace, job)).length === 0 &&
+          this.wait.now() - listedAt >= this.wait.recheckMs / 2
+        ) {
+          listedAt = this.wait.now();
           const listed = await this.clients.core.listNamespacedPod({
             namespace,
             labelSelector: `${LABEL_JOB}=${job}`,
@@ -112,8 +131,10 @@ export class JobPods {
   ): Promise<StartOutcome> {
     const start = this.wait.now();
     const seen = new Set<string>();
+    const ns = created[0]?.metadata?.namespace ?? '';
+    const job = created[0]?.metadata?.labels?.[LABEL_JOB] ?? '';
     const end = await waitOnCache<StartOutcome>({
-      feed: this.cache,
+      feed: this.jobFeed(ns, job),
       wakeAt: [o.unschedulableGraceMs, o.timeoutMs],
       recheckMs: this.wait.recheckMs,
       signal: o.signal,

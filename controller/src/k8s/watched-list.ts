@@ -76,8 +76,9 @@ export class WatchedList<T extends KubernetesObject> {
     return this.synced;
   }
 
-  items(): readonly T[] {
-    return this.informer.list();
+  /** Every object, or those of one namespace (the informer's cache is keyed by namespace). */
+  items(namespace?: string): readonly T[] {
+    return this.informer.list(namespace);
   }
 
   /** Calls `fn` with the object after every add/update/delete; returns the unsubscribe function. */
