@@ -53,6 +53,8 @@ export const optimusJobSpecSchema = z
     port: z.number().int().min(1).max(65535).optional(),
     /** Sync: the global batch of one step. Async: one worker's batch. See `runtime/batch.ts`. */
     batchSize: z.number().int().min(1),
+    /** What the job trains: jobs of the same model, mode and batch size share measured speeds (ADR 0021). */
+    model: z.string().min(1).max(253).optional(),
     convergence: z.object({
       threshold: z.number().gt(0).max(0.5),
       patience: z.number().int().min(1).max(20),

@@ -36,6 +36,7 @@ export function toJobSpecInput(
     name: job.metadata.name,
     mode: spec.mode,
     batchSize: spec.batchSize,
+    ...(spec.model === undefined ? {} : { model: spec.model }),
     stepsPerEpoch: spec.convergence.stepsPerEpoch,
     convergence: { threshold: spec.convergence.threshold, patience: spec.convergence.patience },
     ...(spec.convergence.maxEpochs !== undefined ? { maxEpochs: spec.convergence.maxEpochs } : {}),

@@ -67,6 +67,28 @@ describe('Controller', () => {
     expect(rec.spans.at(-1)).toMatchObject({ shape: { ps: 2, workers: 2 }, fitted: true });
   });
 
+  it('starts a job of a model others measured without a pre-run, with their speeds (ADR 0021)', async () => {
+    const { controller: c, backend } = await start();
+    await c.submit({ ...spec('a'), model: 'resnet-50' });
+    for (let i = 0; i < 4; i += 1) {
+      await round(c, 'pre-run');
+      feed(c, backend, 'a', 3);
+    }
+    expect(c.records().find((r) => r.spec.name === 'a')?.phase).toBe('running');
+    await c.submit({ ...spec('b'), model: 'resnet-50' });
+    await c.submit({ ...spec('c'), model: 'resnet-50', batchSize: 128 }); // another batch: no peer
+    await c.submit(spec('d')); // no model declared
+    await round(c, 'pre-run');
+    const phase = (name: string) => c.records().find((r) => r.spec.name === name)?.phase;
+    expect(phase('b')).toBe('running');
+    expect(phase('c')).toBe('pre-run');
+    expect(phase('d')).toBe('pre-run');
+    await round(c, 'full');
+    const b = c.modelsOf('default/b');
+    expect(b?.speedFitted).toBe(true);
+    expect(b?.speed.predict(1, 2).stepsPerSec).toBeGreaterThan(0);
+  });
+
   it('publishes a retained plan with the shape and a predicted completion', async () => {
     const { controller: c, backend, publisher } = await start();
     await c.submit(spec('p'));

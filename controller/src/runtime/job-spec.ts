@@ -52,6 +52,11 @@ export const jobSpecSchema = z
     maxPs: z.number().int().min(1).default(4),
     minWorkers: z.number().int().min(1).default(1),
     maxWorkers: z.number().int().min(1).default(8),
+    /**
+     * What the job trains (e.g. `resnet-50`): jobs that name the same model and run in the same mode
+     * at the same batch size share their measured speeds, so a new one starts with a speed model.
+     */
+    model: z.string().min(1).max(253).optional(),
     emulation: emulationSchema.optional(),
     /** Where each role may run (Kubernetes: from the pod templates); absent: anywhere. */
     nodeConstraints: roleConstraintsSchema.optional(),

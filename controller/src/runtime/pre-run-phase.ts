@@ -26,6 +26,8 @@ export interface PreRunContext {
   readonly busy: (jobId: string) => boolean;
   /** The servers observed this round (their labels and taints decide where a sample may run). */
   readonly servers: readonly ServerSnapshot[];
+  /** Shapes at which other jobs of the same model already measured speeds (see `speed-peers.ts`). */
+  readonly peerShapes?: (e: JobEntry) => number;
 }
 
 /** One job's pre-run step: the actions, what it will hold, and what to record once they apply. */
@@ -103,7 +105,8 @@ function adoptOrBegin(ctx: PreRunContext, e: JobEntry): boolean {
     mode: spec.mode,
     seed: seedOf(jobIdOf(spec)),
   });
-  if (shapes.length === 0) {
+  // Jobs of the same model measured enough shapes already: their speeds seed this job's model.
+  if (shapes.length === 0 || (ctx.peerShapes?.(e) ?? 0) >= MIN_FIT_SHAPES) {
     [e.rec.phase, e.rec.reason] = ['running', null];
     return false;
   }

@@ -53,3 +53,27 @@ describe('refitJob with a model source', () => {
       expect(m.speedFitted).toBe(row.speed === 'known' || m.speedSamples >= 3);
     });
 });
+
+describe('refitJob with peers’ speeds', () => {
+  it('adds their shapes to the fit, but a shape the job ran is its own measurement', () => {
+    const fitted: { ps: number; workers: number; stepsPerSec: number }[][] = [];
+    const core = {
+      ...fakeCore(),
+      fitSpeed: (samples: readonly { ps: number; workers: number; stepsPerSec: number }[]) => {
+        fitted.push([...samples]);
+        return knownSpeed;
+      },
+    };
+    const peers = [
+      { ps: 1, workers: 1, stepsPerSec: 999, weight: 50 },
+      { ps: 2, workers: 2, stepsPerSec: 3, weight: 50 },
+      { ps: 1, workers: 3, stepsPerSec: 4, weight: 50 },
+    ];
+    const rec = { ...newJobRecord(spec, 0), spans };
+    const m = refitJob(core, rec, observations(), null, peers);
+    const used = fitted.at(-1) ?? [];
+    expect(used.map((x) => `${x.ps}x${x.workers}`).sort()).toEqual(['1x1', '1x3', '2x2']);
+    expect(used.find((x) => x.ps === 1 && x.workers === 1)?.stepsPerSec).not.toBe(999);
+    expect(m.speedFitted).toBe(true);
+  });
+});

@@ -3,7 +3,7 @@
  */
 import { priorRemaining } from '../models/convergence/prior';
 import type { ConvergenceEstimate } from '../models/convergence/types';
-import type { SpeedModel, SpeedPrediction } from '../models/speed/types';
+import type { SpeedModel, SpeedPrediction, SpeedSample } from '../models/speed/types';
 import type { JobShape, RemainingWork } from '../scheduling/types';
 import type { Core } from './core';
 import type { JobRecord } from './job-record';
@@ -59,6 +59,7 @@ export function refitJob(
   rec: JobRecord,
   obs: JobObservations,
   prev?: JobModels | null,
+  peerSamples: readonly SpeedSample[] = [],
 ): JobModels {
   const spec = rec.spec;
   const stepsDone = obs.stepsDone();
@@ -84,7 +85,7 @@ export function refitJob(
           patience: spec.convergence.patience,
         })
       : prev!.convergence;
-  const samples = obs.speedSamples(rec.spans);
+  const samples = withPeers(obs.speedSamples(rec.spans), peerSamples);
   const weight = samples.reduce((a, s) => a + (s.weight ?? 1), 0);
   let speed = knownSpeed ?? prev?.speed;
   let speedFitted = knownSpeed !== undefined || (prev?.speedFitted ?? false);
@@ -168,4 +169,33 @@ export function remainingTime(m: JobModels, shape: JobShape): RemainingTime | nu
     lower: safe(m.remaining.lower, s.upper),
     upper: safe(m.remaining.upper, s.lower),
   };
+}
+
+/**
+ * The job's own speed samples, plus its peers' at shapes it has not run (pooled per shape): the
+ * job's own measurement of a shape wins, since its placement and stragglers are its own.
+ */
+function withPeers(own: SpeedSample[], peers: readonly SpeedSample[]): SpeedSample[] {
+  if (peers.length === 0) return own;
+  const key = (s: SpeedSample): string => `${s.ps}x${s.workers}`;
+  const mine = new Set(own.map(key));
+  const pooled = new Map<string, { ps: number; workers: number; total: number; weight: number }>();
+  for (const s of peers) {
+    const k = key(s);
+    if (mine.has(k)) continue;
+    const w = s.weight ?? 1;
+    const acc = pooled.get(k) ?? { ps: s.ps, workers: s.workers, total: 0, weight: 0 };
+    acc.total += s.stepsPerSec * w;
+    acc.weight += w;
+    pooled.set(k, acc);
+  }
+  return [
+    ...own,
+    ...[...pooled.values()].map((p) => ({
+      ps: p.ps,
+      workers: p.workers,
+      stepsPerSec: p.total / p.weight,
+      weight: p.weight,
+    })),
+  ];
 }

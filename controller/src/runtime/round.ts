@@ -28,6 +28,7 @@ import { preRunPhase } from './pre-run-phase';
 import { freeResources } from './pre-run';
 import { isTerminal, reconcileJob, type ReconcileTime } from './reconcile';
 import { refitJob } from './refit';
+import { SpeedPeers } from './speed-peers';
 
 export type RoundKind = 'full' | 'pre-run';
 
@@ -88,12 +89,19 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
         [e.rec.phase, e.rec.reason] = ['running', null];
         admitted = true;
       }
-  if (kind === 'full') for (const e of active) refit(ctx, e); // 3
+  const peers = new SpeedPeers(ctx.entries.values());
+  if (kind === 'full') for (const e of active) refit(ctx, e, peers); // 3
   const dispatches: Dispatch[] = finishPhase(ctx); // 4
   const scheduled = kind === 'full' ? active.filter((e) => schedulable(ctx, e)) : [];
   const free = freeResources(observation.servers, held(ctx, observation, new Set(scheduled)));
   const pre = preRunPhase(
-    { core: ctx.core, ...ctx.preRun, busy: ctx.busy, servers: observation.servers },
+    {
+      core: ctx.core,
+      ...ctx.preRun,
+      busy: ctx.busy,
+      servers: observation.servers,
+      peerShapes: (e) => peers.shapes(e),
+    },
     active,
     free,
   ); // 5
@@ -108,11 +116,11 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
 }
 
 /** Phase 3 for one job, isolated: a failed refit keeps the last good models and marks the job. */
-function refit(ctx: RoundContext, e: JobEntry): void {
-  const key = `${e.obs.version}:${e.rec.spans.length}`;
+function refit(ctx: RoundContext, e: JobEntry, peers: SpeedPeers): void {
+  const key = `${e.obs.version}:${e.rec.spans.length}:${peers.version(e)}`;
   if (e.fittedAt === key && e.models) return;
   try {
-    const models = refitJob(ctx.core, e.rec, e.obs, e.models);
+    const models = refitJob(ctx.core, e.rec, e.obs, e.models, peers.samples(e));
     e.models = models;
     e.fittedAt = key;
     ctx.heal(e, 'refit');

@@ -47,6 +47,12 @@ export const ABLATION_VARIANTS: readonly Variant[] = [
     estimation: online,
     note: `${r.rule} off (${formatPolicyOptions(r.off).join(' ')})`,
   })),
+  {
+    name: 'optimus -shared-speeds',
+    policy: 'optimus',
+    estimation: { kind: 'online', anonymous: true },
+    note: 'jobs declare no model: no shared speeds, every job pre-runs (ADR 0021)',
+  },
   { name: 'optimus-paper', policy: 'optimus-paper', estimation: online, note: "the paper's algorithm" },
   {
     name: 'optimus-paper strict',

@@ -75,11 +75,14 @@ export function traceJobSpec(
   t: TraceJob,
   rule: { threshold: number; patience: number; stopsJob?: boolean },
   priorEpochs: number,
+  declareModel = true,
 ): JobSpec {
   const parsed = parseJobSpec({
     ...traceJobName(t.id),
     mode: t.mode,
     batchSize: Math.max(1, Math.round(t.globalBatch)),
+    // The job type is what its user would declare as the model (ADR 0021).
+    ...(declareModel ? { model: t.type } : {}),
     stepsPerEpoch: t.stepsPerEpoch,
     convergence: rule,
     // The runtime's prior is half the user's epoch bound (see runtime/refit.ts remainingWork).
@@ -194,7 +197,9 @@ async function drive(c: DriveContext): Promise<SimulationResult> {
     while ((arrivals[next]?.arrival ?? Infinity) <= time.seconds) {
       const job = arrivals[next++]!;
       const rule = ruleOf(job);
-      await ctl.submit(traceJobSpec(job, rule, priorEpochs));
+      await ctl.submit(
+        traceJobSpec(job, rule, priorEpochs, !(o.estimation.kind === 'online' && o.estimation.anonymous)),
+      );
     }
   }
   o.onProgress?.(1);

@@ -22,7 +22,8 @@ export const ESTIMATION_KINDS = ['online', 'oracle'] as const;
  * estimated online as usual), to measure what each estimate costs.
  */
 export type Estimation =
-  | { readonly kind: 'online' }
+  /** `anonymous`: jobs do not declare their model, so none shares its measured speeds (ADR 0021). */
+  | { readonly kind: 'online'; readonly anonymous?: boolean }
   | { readonly kind: 'oracle'; readonly error: number; readonly knows?: 'work' | 'speed' };
 
 const point = (v: number): SpeedPrediction => ({ stepsPerSec: v, lower: v, upper: v });
