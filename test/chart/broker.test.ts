@@ -62,7 +62,11 @@ describe('broker configuration as rendered', () => {
   it('generates one strong controller password, and no credential shared with job namespaces', async () => {
     expect(broker.controller.username).toBe('controller');
     expect(broker.controller.password).toMatch(/^[A-Za-z0-9]{32}$/);
-    const objs = await renderChart({ set: ['sidecar.credentialsNamespaces={ml,research}'] });
+    // The removed value that promised copies into listed namespaces is refused, not ignored.
+    await expect(renderChart({ set: ['sidecar.credentialsNamespaces={ml,research}'] })).rejects.toThrow(
+      /credentialsNamespaces/,
+    );
+    const objs = base;
     const secrets = objs.filter((o) => o.kind === 'Secret' && o.metadata.name.includes('broker'));
     expect(secrets.map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
       'optimus-system/optimus-broker-controller',

@@ -8,14 +8,11 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ApiException, type KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { apiErrorMessage } from './clients';
 
 /** One line for an error from client-node or the network: `HTTP 403: …`, `ECONNREFUSED …`. */
 export function describeError(err: unknown): string {
-  if (err instanceof ApiException) {
-    const body = typeof err.body === 'string' ? err.body : JSON.stringify(err.body ?? '');
-    const message = /"message":"([^"]*)"/.exec(body)?.[1] ?? body.slice(0, 200);
-    return `HTTP ${err.code}${message ? `: ${message}` : ''}`;
-  }
+  if (err instanceof ApiException) return apiErrorMessage(err);
   if (err instanceof Error) {
     const cause = (err as Error & { cause?: unknown }).cause;
     const code = (err as NodeJS.ErrnoException).code ?? (cause as NodeJS.ErrnoException | undefined)?.code;

@@ -42,7 +42,9 @@ export function apiErrorMessage(err: unknown): string {
       typeof body === 'string'
         ? (safeJson(body) as { message?: string } | undefined)
         : (body as { message?: string } | undefined);
-    return `HTTP ${err.code}: ${parsed?.message ?? String(body).slice(0, 200)}`;
+    const text =
+      parsed?.message ?? (typeof body === 'string' ? body : JSON.stringify(body ?? '')).slice(0, 200);
+    return text === '' || text === '""' ? `HTTP ${err.code}` : `HTTP ${err.code}: ${text}`;
   }
   return err instanceof Error ? err.message : String(err);
 }
