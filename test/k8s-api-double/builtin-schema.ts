@@ -61,7 +61,62 @@ export function validateBuiltin(t: Pick<ResourceType, 'group' | 'version' | 'kin
   } catch (err) {
     return [err instanceof Error ? err.message : String(err)];
   }
-  return key === 'events.k8s.io/v1/Event' ? eventRules(obj as EventFields) : [];
+  if (key === 'events.k8s.io/v1/Event') return eventRules(obj as EventFields);
+  if (key === 'v1/Pod') return podRules(obj as { spec?: PodSpecFields });
+  return [];
+}
+
+interface ContainerFields {
+  readonly name?: string;
+  readonly volumeMounts?: readonly { readonly name?: string; readonly mountPath?: string }[];
+  readonly ports?: readonly { readonly name?: string }[];
+}
+interface PodSpecFields {
+  readonly volumes?: readonly { readonly name?: string }[];
+  readonly containers?: readonly ContainerFields[];
+  readonly initContainers?: readonly ContainerFields[];
+}
+
+/**
+ * The API server's `ValidatePodSpec` rules the schema cannot express: unique volume and container
+ * names, every volume mount naming a volume of the pod, unique mount paths within a container and
+ * unique port names within a container (messages as the real server words them).
+ */
+function podRules(pod: { spec?: PodSpecFields }): string[] {
+  const errors: string[] = [];
+  const spec = pod.spec ?? {};
+  const volumes = new Set<string>();
+  (spec.volumes ?? []).forEach((v, i) => {
+    const name = v.name ?? '';
+    if (volumes.has(name)) errors.push(`spec.volumes[${i}].name: Duplicate value: "${name}"`);
+    volumes.add(name);
+  });
+  const containerNames = new Set<string>();
+  for (const [field, list] of [
+    ['initContainers', spec.initContainers ?? []],
+    ['containers', spec.containers ?? []],
+  ] as const)
+    list.forEach((c, i) => {
+      const at = `spec.${field}[${i}]`;
+      const name = c.name ?? '';
+      if (containerNames.has(name)) errors.push(`${at}.name: Duplicate value: "${name}"`);
+      containerNames.add(name);
+      const paths = new Set<string>();
+      (c.volumeMounts ?? []).forEach((m, j) => {
+        const mount = `${at}.volumeMounts[${j}]`;
+        if (!volumes.has(m.name ?? '')) errors.push(`${mount}.name: Not found: "${m.name ?? ''}"`);
+        const path = m.mountPath ?? '';
+        if (paths.has(path)) errors.push(`${mount}.mountPath: Invalid value: "${path}": must be unique`);
+        paths.add(path);
+      });
+      const ports = new Set<string>();
+      (c.ports ?? []).forEach((port, j) => {
+        if (port.name === undefined || port.name === '') return;
+        if (ports.has(port.name)) errors.push(`${at}.ports[${j}].name: Duplicate value: "${port.name}"`);
+        ports.add(port.name);
+      });
+    });
+  return errors;
 }
 
 interface EventFields {

@@ -116,6 +116,75 @@ describe('Kubernetes API double, through @kubernetes/client-node', () => {
     expect(await codeOf(core.createNamespacedPod({ namespace: 'ns', body: bad }))).toBe(422);
   });
 
+  it('refuses pod specs a real server refuses beyond the schema (ValidatePodSpec), and names the field', async () => {
+    const pod = (spec: Record<string, unknown>) => ({ metadata: { name: 'p' }, spec });
+    const c = (over: Record<string, unknown> = {}) => ({ name: 'm', image: 'x', ...over });
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [
+        { containers: [c({ volumeMounts: [{ name: 'data', mountPath: '/d' }] })] },
+        /volumeMounts\[0\]\.name: Not found: "data"/,
+      ],
+      [
+        {
+          volumes: [
+            { name: 'v', emptyDir: {} },
+            { name: 'v', emptyDir: {} },
+          ],
+          containers: [c()],
+        },
+        /volumes\[1\]\.name: Duplicate value/,
+      ],
+      [{ containers: [c(), c()] }, /containers\[1\]\.name: Duplicate value: "m"/],
+      [{ initContainers: [c()], containers: [c()] }, /containers\[0\]\.name: Duplicate value: "m"/],
+      [
+        {
+          volumes: [
+            { name: 'a', emptyDir: {} },
+            { name: 'b', emptyDir: {} },
+          ],
+          containers: [
+            c({
+              volumeMounts: [
+                { name: 'a', mountPath: '/x' },
+                { name: 'b', mountPath: '/x' },
+              ],
+            }),
+          ],
+        },
+        /volumeMounts\[1\]\.mountPath: Invalid value: "\/x": must be unique/,
+      ],
+      [
+        {
+          containers: [
+            c({
+              ports: [
+                { name: 'p', containerPort: 1 },
+                { name: 'p', containerPort: 2 },
+              ],
+            }),
+          ],
+        },
+        /ports\[1\]\.name: Duplicate value/,
+      ],
+    ];
+    for (const [spec, message] of cases) {
+      const err = await core.createNamespacedPod({ namespace: 'ns', body: pod(spec) }).then(
+        () => null,
+        (e: unknown) => e as { code?: number; body?: unknown },
+      );
+      expect(err?.code).toBe(422);
+      expect((JSON.parse(String(err?.body)) as { message: string }).message).toMatch(message);
+    }
+    const ok = pod({
+      volumes: [{ name: 'a', emptyDir: {} }],
+      containers: [
+        c({ volumeMounts: [{ name: 'a', mountPath: '/x' }] }),
+        c({ name: 'n', volumeMounts: [{ name: 'a', mountPath: '/x' }] }),
+      ],
+    });
+    expect((await core.createNamespacedPod({ namespace: 'ns', body: ok })).metadata?.name).toBe('p');
+  });
+
   it('serves a CRD once created: status subresource, generation, schema validation', async () => {
     const path = { group: 'optimus.dev', version: VERSION, namespace: 'ns', plural: 'optimusjobs' };
     expect(await codeOf(custom.listNamespacedCustomObject(path))).toBe(404);
