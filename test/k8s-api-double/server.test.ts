@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import {
   ApiException,
   CoreV1Api,
@@ -117,7 +117,8 @@ describe('Kubernetes API double, through @kubernetes/client-node', () => {
   });
 
   it('refuses pod specs a real server refuses beyond the schema (ValidatePodSpec), and names the field', async () => {
-    const pod = (spec: Record<string, unknown>) => ({ metadata: { name: 'p' }, spec });
+    // Bodies a typed client would not build: sent as raw JSON, as kubectl or another client could.
+    const pod = (spec: Record<string, unknown>) => ({ metadata: { name: 'p' }, spec }) as unknown as V1Pod;
     const c = (over: Record<string, unknown> = {}) => ({ name: 'm', image: 'x', ...over });
     const cases: [Record<string, unknown>, RegExp][] = [
       [
