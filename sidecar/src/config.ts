@@ -100,7 +100,7 @@ const SETTINGS = {
   ],
   'confirm-wait-sec': [
     'OPTIMUS_CONFIRM_WAIT_SEC',
-    "at the end, wait this long for the controller's confirmation before exiting (default 120)",
+    "at the end, wait this long for the controller's confirmation before exiting, counted from the last (re)connect (default 120)",
   ],
   'parent-pid': [
     'OPTIMUS_PARENT_PID',

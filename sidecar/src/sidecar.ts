@@ -110,6 +110,10 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
     reconnectMaxMs: cfg.reconnectMaxMs,
     onConnect: (receiveMaximum) => {
       log.info('connected', { version: conn.protocolVersion, pending: courier.pendingCount });
+      // A new session (perhaps a restarted broker that lost what it acknowledged): the unconfirmed
+      // records go again, and the wait for the controller's confirmation starts over from their
+      // new acknowledgements, not from the old session's.
+      confirmDeadline = null;
       void courier.sendControl(statusTopic(cfg.task), statusPayload('online'));
       courier.onConnect(receiveMaximum);
       checkDone();

@@ -118,6 +118,27 @@ describe.each(brokers)('sidecar end to end via $label', ({ make }) => {
     expectExactlyOnceBySeq(sub.records, batches);
   });
 
+  it('after a reconnect, waits the whole confirmation time again before it leaves unconfirmed records', async () => {
+    // No controller confirms here: the sidecar leaves after OPTIMUS_CONFIRM_WAIT_SEC with the broker
+    // holding its records. A broker restart during that wait may have lost them, so the wait must
+    // start over from the new session's acknowledgements, not end at once on the old deadline.
+    const log = await setup();
+    await sub.close();
+    sub = await subscribe(broker.url, `optimus/v1/ml/${job}/#`, broker.version, { confirm: false });
+    const run = start(log, { 'confirm-wait-sec': '2' });
+    append(log, 0, 20);
+    await sub.until(() => distinct(sub.records).length >= 20);
+    fs.writeFileSync(`${log}.done`, '');
+    await broker.outage();
+    await sleep(2500); // past the first deadline while the broker is away
+    const before = sub.records.length;
+    await broker.recover(() => sub.resubscribed());
+    await sub.until(() => sub.records.length >= before + 20); // resent in the new session
+    const resentAt = Date.now();
+    expect(await run.exited).toBe(0);
+    expect(Date.now() - resentAt).toBeGreaterThanOrEqual(1500);
+  });
+
   it('loses nothing across an outage while lines stream in', async () => {
     const log = await setup();
     // A short reconnect backoff keeps the test's timing independent of how long the outage lasted.

@@ -56,7 +56,7 @@ export function spawnSidecar(o: SidecarLaunch): Spawned {
     // A sidecar that drains a log while no controller listens (after a crash) must not wait long for
     // confirmations: the broker queues its records, its outbox keeps them, and the next sidecar of
     // the task (or the next drain) sends them again until the controller confirms (ADR 0012).
-    OPTIMUS_CONFIRM_WAIT_SEC: '2',
+    OPTIMUS_CONFIRM_WAIT_SEC: '5',
     OPTIMUS_LOCAL_MARKER: o.marker,
     // A controller killed with SIGKILL signals nobody: the sidecar watches it (as the trainer does).
     OPTIMUS_PARENT_PID: String(process.pid),
