@@ -8,7 +8,7 @@
  * reaching an MQTT subscriber (embedded aedes on loopback); and, alongside, the CPU of the floor
  * process (see FLOOR) and of a bare 100 Hz timer, so figures from a noisy machine can be compared.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -78,6 +78,17 @@ const clkTck = ((): number => {
   }
 })();
 
+/** Every process this benchmark starts: killed when it exits, however it exits (a crash included). */
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+const track = (c: ChildProcess): ChildProcess => {
+  children.add(c);
+  c.once('exit', () => children.delete(c));
+  return c;
+};
+
 const rssBytes = (pid: number): number =>
   Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
 const cpuSec = (pid: number): number => {
@@ -115,7 +126,7 @@ function parseThroughput(): { cpu: number; wall: number } {
 }
 
 async function bareNodeRss(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
+  const child = track(spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' }));
   await sleep(1500);
   const samples: number[] = [];
   for (let i = 0; i < 5; i++, await sleep(200)) samples.push(rssBytes(child.pid as number));
@@ -207,40 +218,42 @@ async function tailRun(): Promise<TailFigures> {
     }
   });
   await sub.subscribeAsync('optimus/v1/+/+/+/+/metrics', { qos: 1 });
-  const child = spawn(
-    process.execPath,
-    [
-      ...sidecarFlags,
-      SIDECAR_BUNDLE,
-      '--log',
-      log,
-      '--broker',
-      url,
-      '--namespace',
-      'bench',
-      '--job',
-      'j',
-      '--role',
-      'worker',
-      '--index',
-      '0',
-      '--batch-size',
-      '32',
-      '--quiet-ms',
-      String(quietMs),
-    ],
-    { stdio: 'ignore' },
+  const child = track(
+    spawn(
+      process.execPath,
+      [
+        ...sidecarFlags,
+        SIDECAR_BUNDLE,
+        '--log',
+        log,
+        '--broker',
+        url,
+        '--namespace',
+        'bench',
+        '--job',
+        'j',
+        '--role',
+        'worker',
+        '--index',
+        '0',
+        '--batch-size',
+        '32',
+        '--quiet-ms',
+        String(quietMs),
+      ],
+      { stdio: 'ignore' },
+    ),
   );
   const peer = await floorPeer();
-  const floor = spawn(
-    process.execPath,
-    [...NODE_FLAGS, '-e', FLOOR, String(peer.port), log, String(quietMs)],
-    { stdio: 'ignore' },
+  const floor = track(
+    spawn(process.execPath, [...NODE_FLAGS, '-e', FLOOR, String(peer.port), log, String(quietMs)], {
+      stdio: 'ignore',
+    }),
   );
   const floorPid = floor.pid as number;
   let floor0 = 0;
   const pid = child.pid as number;
-  const reference = spawn(process.execPath, ['-e', 'setInterval(() => {}, 10)'], { stdio: 'ignore' });
+  const reference = track(spawn(process.execPath, ['-e', 'setInterval(() => {}, 10)'], { stdio: 'ignore' }));
   const refPid = reference.pid as number;
   let ref0 = 0;
   const warmupMs = Math.min(10_000, Math.max(2000, durationSec * 200));
