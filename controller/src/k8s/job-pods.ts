@@ -138,7 +138,7 @@ export class JobPods {
       wakeAt: [o.unschedulableGraceMs, o.timeoutMs],
       recheckMs: this.wait.recheckMs,
       signal: o.signal,
-      check: () => this.runningOutcome(created, seen, this.wait.now() - start, o),
+      check: () => this.runningOutcome({ created, ns, job }, seen, this.wait.now() - start, o),
     });
     if (end.done) return end.value;
     const why = o.signal?.reason as unknown;
@@ -150,14 +150,13 @@ export class JobPods {
   }
 
   private runningOutcome(
-    created: readonly V1Pod[],
+    set: { readonly created: readonly V1Pod[]; readonly ns: string; readonly job: string },
     seen: Set<string>,
     elapsed: number,
     o: { timeoutMs: number; unschedulableGraceMs: number },
   ): StartOutcome | null {
-    const ns = created[0]?.metadata?.namespace ?? '';
-    const job = created[0]?.metadata?.labels?.[LABEL_JOB] ?? '';
-    const cached = this.list(ns, job);
+    const { created } = set;
+    const cached = this.list(set.ns, set.job);
     const verdicts = created.map((want): [string, PodVerdict] => {
       const name = nameOf(want);
       const p = cached.find((c) => isSame(c, want));

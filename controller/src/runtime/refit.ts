@@ -59,6 +59,7 @@ export function refitJob(
   rec: JobRecord,
   obs: JobObservations,
   prev?: JobModels | null,
+  /** Other jobs' speeds, one sample per shape (see `speed-peers.ts`). */
   peerSamples: readonly SpeedSample[] = [],
 ): JobModels {
   const spec = rec.spec;
@@ -172,30 +173,11 @@ export function remainingTime(m: JobModels, shape: JobShape): RemainingTime | nu
 }
 
 /**
- * The job's own speed samples, plus its peers' at shapes it has not run (pooled per shape): the
- * job's own measurement of a shape wins, since its placement and stragglers are its own.
+ * The job's own speed samples, plus its peers' (one per shape, pooled by `SpeedPeers`) at shapes it
+ * has not run: the job's own measurement of a shape wins, since its placement and stragglers are its own.
  */
 function withPeers(own: SpeedSample[], peers: readonly SpeedSample[]): SpeedSample[] {
   if (peers.length === 0) return own;
-  const key = (s: SpeedSample): string => `${s.ps}x${s.workers}`;
-  const mine = new Set(own.map(key));
-  const pooled = new Map<string, { ps: number; workers: number; total: number; weight: number }>();
-  for (const s of peers) {
-    const k = key(s);
-    if (mine.has(k)) continue;
-    const w = s.weight ?? 1;
-    const acc = pooled.get(k) ?? { ps: s.ps, workers: s.workers, total: 0, weight: 0 };
-    acc.total += s.stepsPerSec * w;
-    acc.weight += w;
-    pooled.set(k, acc);
-  }
-  return [
-    ...own,
-    ...[...pooled.values()].map((p) => ({
-      ps: p.ps,
-      workers: p.workers,
-      stepsPerSec: p.total / p.weight,
-      weight: p.weight,
-    })),
-  ];
+  const mine = new Set(own.map((s) => `${s.ps}x${s.workers}`));
+  return [...own, ...peers.filter((s) => !mine.has(`${s.ps}x${s.workers}`))];
 }

@@ -24,29 +24,14 @@ const shapeKey = (s: { ps: number; workers: number }): string => `${s.ps}x${s.wo
 
 /** Each job's samples are read once per round; a job's view of its peers is the class minus itself. */
 export class SpeedPeers {
-  private readonly pools = new Map<string, Pool>();
+  private built: Map<string, Pool> | null = null;
 
-  constructor(entries: Iterable<JobEntry>) {
-    for (const e of entries) {
-      const k = speedClassOf(e.rec.spec);
-      if (k === null) continue;
-      let pool = this.pools.get(k);
-      if (!pool) {
-        pool = { shapes: new Map(), version: 0, members: new Map() };
-        this.pools.set(k, pool);
-      }
-      const samples = e.obs.speedSamples(e.rec.spans);
-      const version = e.obs.version + e.rec.spans.length;
-      pool.members.set(e, { samples, version });
-      pool.version += version;
-      for (const s of samples) {
-        const acc = pool.shapes.get(shapeKey(s)) ?? { ps: s.ps, workers: s.workers, total: 0, weight: 0 };
-        const w = s.weight ?? 1;
-        acc.total += s.stepsPerSec * w;
-        acc.weight += w;
-        pool.shapes.set(shapeKey(s), acc);
-      }
-    }
+  constructor(private readonly entries: Iterable<JobEntry>) {}
+
+  /** The classes, built on the first question of the round (nothing is read when none comes). */
+  private get pools(): Map<string, Pool> {
+    this.built ??= poolsOf(this.entries);
+    return this.built;
   }
 
   private poolOf(e: JobEntry): Pool | null {
@@ -80,4 +65,29 @@ export class SpeedPeers {
   shapes(e: JobEntry): number {
     return this.samples(e).length;
   }
+}
+
+function poolsOf(entries: Iterable<JobEntry>): Map<string, Pool> {
+  const pools = new Map<string, Pool>();
+  for (const e of entries) {
+    const k = speedClassOf(e.rec.spec);
+    if (k === null) continue;
+    let pool = pools.get(k);
+    if (!pool) {
+      pool = { shapes: new Map(), version: 0, members: new Map() };
+      pools.set(k, pool);
+    }
+    const samples = e.obs.speedSamples(e.rec.spans);
+    const version = e.obs.version + e.rec.spans.length;
+    pool.members.set(e, { samples, version });
+    pool.version += version;
+    for (const x of samples) {
+      const acc = pool.shapes.get(shapeKey(x)) ?? { ps: x.ps, workers: x.workers, total: 0, weight: 0 };
+      const w = x.weight ?? 1;
+      acc.total += x.stepsPerSec * w;
+      acc.weight += w;
+      pool.shapes.set(shapeKey(x), acc);
+    }
+  }
+  return pools;
 }

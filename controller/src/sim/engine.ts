@@ -161,6 +161,7 @@ interface DriveContext {
 async function drive(c: DriveContext): Promise<SimulationResult> {
   const { o, time, backend, ctl } = c;
   const priorEpochs = o.priorEpochs ?? SIM_PRIOR_EPOCHS;
+  const declareModels = !(o.estimation.kind === 'online' && o.estimation.anonymous);
   const arrivals = [...o.trace.jobs].sort((a, b) => a.arrival - b.arrival || a.id.localeCompare(b.id));
   const timeline: TimelinePoint[] = [];
   const watched: WatchedEstimate[] = [];
@@ -197,9 +198,7 @@ async function drive(c: DriveContext): Promise<SimulationResult> {
     while ((arrivals[next]?.arrival ?? Infinity) <= time.seconds) {
       const job = arrivals[next++]!;
       const rule = ruleOf(job);
-      await ctl.submit(
-        traceJobSpec(job, rule, priorEpochs, !(o.estimation.kind === 'online' && o.estimation.anonymous)),
-      );
+      await ctl.submit(traceJobSpec(job, rule, priorEpochs, declareModels));
     }
   }
   o.onProgress?.(1);

@@ -241,11 +241,10 @@ function chooseCurve(own: Candidate, data: FitData, o: Settings): Candidate {
     // (measured on held-out curves as well as on `eval convergence`'s; see the ADR on the choice).
     if (sseFrom(fast, data, 0) < o.fastShapeMargin * sseFrom(own, data, 0)) candidates.push(fast);
   }
-  if (candidates.length === 1) return own;
   let best = own;
   let bestSse = Infinity;
   for (const c of candidates) {
-    const sse = tailSse(c, data, n);
+    const sse = tailSse(c, data);
     if (sse < bestSse) {
       bestSse = sse;
       best = c;
@@ -255,8 +254,8 @@ function chooseCurve(own: Candidate, data: FitData, o: Settings): Candidate {
 }
 
 /** Unweighted squared error of a curve on the newest third of the points. */
-function tailSse(c: Candidate, data: FitData, n: number): number {
-  return sseFrom(c, data, Math.floor((2 * n) / 3));
+function tailSse(c: Candidate, data: FitData): number {
+  return sseFrom(c, data, Math.floor((2 * data.x.length) / 3));
 }
 
 function sseFrom(c: Candidate, data: FitData, first: number): number {

@@ -1,26 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { estimateConvergence } from './estimate';
-import { fitSlowShape, rateShapeMean } from './rate-shape';
+import { fitRateShape, rateShapeMean } from './rate-shape';
 import { observe, powerCurve, seededRandom, trueTotalSteps } from './synthetic';
 
-describe('slow shape a/√(1 + r·x) + c', () => {
+const SHAPES = [
+  {
+    kind: 'slow' as const,
+    name: 'a/√(1 + r·x) + c',
+    truth: { a: 0.9, r: 0.004, c: 0.1 },
+    at: (t: { a: number; r: number; c: number }, k: number) => t.a / Math.sqrt(1 + t.r * k) + t.c,
+  },
+  {
+    kind: 'fast' as const,
+    name: 'a·e^(−r·x) + c',
+    truth: { a: 0.8, r: 0.003, c: 0.2 },
+    at: (t: { a: number; r: number; c: number }, k: number) => t.a * Math.exp(-t.r * k) + t.c,
+  },
+];
+
+describe.each(SHAPES)('$kind shape $name', ({ kind, truth, at }) => {
   it('recovers its parameters from noiseless data', () => {
-    const truth = { a: 0.9, r: 0.004, c: 0.1 };
     const x = Array.from({ length: 40 }, (_, i) => i * 50);
-    const y = x.map((k) => truth.a / Math.sqrt(1 + truth.r * k) + truth.c);
-    const fit = fitSlowShape({ x, y, w: x.map(() => 1) });
+    const y = x.map((k) => at(truth, k));
+    const fit = fitRateShape({ x, y, w: x.map(() => 1) }, kind);
     expect(fit.a).toBeCloseTo(truth.a, 3);
     expect(fit.r / truth.r).toBeCloseTo(1, 2);
     expect(fit.c).toBeCloseTo(truth.c, 3);
   });
 
   it('has the exact interval mean', () => {
-    const f = { kind: 'slow' as const, a: 0.9, r: 0.01, c: 0.1, sse: 0 };
+    const f = { kind, a: 0.9, r: 0.01, c: 0.1, sse: 0 };
     let sum = 0;
-    for (let i = 0; i < 10_000; i++) sum += f.a / Math.sqrt(1 + f.r * (100 + (i + 0.5) * 0.01)) + f.c;
+    for (let i = 0; i < 10_000; i++) sum += at(f, 100 + (i + 0.5) * 0.01);
     expect(rateShapeMean(f, 100, 200)).toBeCloseTo(sum / 10_000, 6);
   });
+});
 
+describe('the slow shape in the estimator', () => {
   it('widens the interval towards the later truth of a slowly decaying curve', () => {
     const rule = { stepsPerEpoch: 100, threshold: 0.005, patience: 3 };
     const curve = powerCurve({ a: 1, tau: 2, p: 0.5, floor: 0.1 }, 100);

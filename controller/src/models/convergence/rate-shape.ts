@@ -108,7 +108,7 @@ export function fitRateShape(d: FitData, kind: RateShapeKind): RateShapeFit {
 export const fitSlowShape = (d: FitData): RateShapeFit => fitRateShape(d, 'slow');
 
 /** The shape at `x` steps. */
-export function rateShapeAt(f: RateShapeFit, x: number): number {
+export function rateShapeAt(f: Pick<RateShapeFit, 'kind' | 'a' | 'r' | 'c'>, x: number): number {
   return f.a * basis(f.kind, f.r * x) + f.c;
 }
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { estimateConvergence } from './estimate';
-import { fitRateShape, rateShapeMean } from './rate-shape';
 import { eq1Curve, expCurve, observe, seededRandom, trueTotalSteps } from './synthetic';
 import type { Scenario } from './synthetic';
 
@@ -25,25 +24,6 @@ const inverse = (b: { b0: number; b1: number; b2: number }, threshold: number): 
 });
 
 const relErr = (predicted: number, truth: number): number => Math.abs(predicted - truth) / truth;
-
-describe('fast shape a·e^(−r·x) + c', () => {
-  it('recovers its parameters from noiseless data', () => {
-    const truth = { a: 0.8, r: 0.003, c: 0.2 };
-    const x = Array.from({ length: 40 }, (_, i) => i * 50);
-    const y = x.map((k) => truth.a * Math.exp(-truth.r * k) + truth.c);
-    const fit = fitRateShape({ x, y, w: x.map(() => 1) }, 'fast');
-    expect(fit.a).toBeCloseTo(truth.a, 3);
-    expect(fit.r / truth.r).toBeCloseTo(1, 2);
-    expect(fit.c).toBeCloseTo(truth.c, 3);
-  });
-
-  it('has the exact interval mean', () => {
-    const f = { kind: 'fast' as const, a: 0.9, r: 0.01, c: 0.1, sse: 0 };
-    let sum = 0;
-    for (let i = 0; i < 10_000; i++) sum += f.a * Math.exp(-f.r * (100 + (i + 0.5) * 0.01)) + f.c;
-    expect(rateShapeMean(f, 100, 200)).toBeCloseTo(sum / 10_000, 6);
-  });
-});
 
 describe('the estimator with the exponential candidate', () => {
   it('predicts an exponentially flattening curve far better at 75% progress, and says so', () => {
