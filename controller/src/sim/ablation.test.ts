@@ -40,7 +40,7 @@ describe('ablation', () => {
       {
         workload: 'w',
         seeds: 2,
-        bound: { makespanBound: 50, lastArrival: 40 },
+        bound: { makespanBound: 50, lastArrival: 40, jctBound: 60 },
         variants: [{ name: 'optimus -x', policy: 'optimus', estimation: { kind: 'online' }, note: 'x off' }],
         failed: new Map([['optimus-paper strict', 'seed 1: stalled']]),
       },
@@ -55,6 +55,7 @@ describe('ablation', () => {
     });
     expect(doc.failed).toEqual({ 'optimus-paper strict': 'seed 1: stalled' });
     expect(doc.makespanBound).toBe(50);
+    expect(doc.jctBound).toBe(60);
   });
 });
 

@@ -110,6 +110,8 @@ export interface AblationReport {
   readonly workload: string;
   readonly seeds: number;
   readonly makespanBound: number;
+  /** The average JCT no policy can beat (`jct-bound.ts`), mean over seeds. */
+  readonly jctBound: number;
   readonly variants: Record<string, AblationRow>;
   /** Variants whose run failed on some seed, with the reason (e.g. the policy stalled). */
   readonly failed: Record<string, string>;
@@ -146,6 +148,7 @@ export function ablationReport(
     workload: o.workload,
     seeds: o.seeds,
     makespanBound: round(o.bound.makespanBound, 1),
+    jctBound: round(o.bound.jctBound, 1),
     variants,
     failed: Object.fromEntries(o.failed ?? []),
   };

@@ -115,7 +115,7 @@ describe('optimus trace export / simulate', () => {
     expect(doc.policies.optimus!.avgJct).toBeGreaterThan(0);
   });
 
-  it('passes --policy-option to the policies and reports the makespan bound', async () => {
+  it('passes --policy-option to the policies and reports the makespan and JCT bounds', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'optimus-sim-')), 'trace.json');
     writeFileSync(
       file,
@@ -135,6 +135,7 @@ describe('optimus trace export / simulate', () => {
       ) as {
         policyOptions: string[];
         makespanBound: number;
+        jctBound: number;
         policies: Record<string, { makespan: number; avgJct: number }>;
         failed: Record<string, string>;
       };
@@ -151,8 +152,11 @@ describe('optimus trace export / simulate', () => {
     expect(plain.failed).toEqual({});
     for (const doc of [plain, paperLike]) {
       expect(doc.makespanBound).toBeGreaterThan(0);
-      for (const f of Object.values(doc.policies))
+      expect(doc.jctBound).toBeGreaterThan(0);
+      for (const f of Object.values(doc.policies)) {
         expect(f.makespan).toBeGreaterThanOrEqual(doc.makespanBound);
+        expect(f.avgJct).toBeGreaterThanOrEqual(doc.jctBound);
+      }
     }
     // The options reach the policies: optimus built with the paper's allocator options behaves differently.
     expect(paperLike.policies.optimus).not.toEqual(plain.policies.optimus);

@@ -8,6 +8,7 @@ import { simulate, type SimulationOptions, type SimulationResult } from './engin
 import type { Estimation, EstimationModels } from './estimator';
 import type { MeasuredModel } from './measured-table';
 import type { RunFigures } from './metrics';
+import { jctBound } from './jct-bound';
 import { makespanBound } from './makespan-bound';
 import { defaultWorkers, runInWorkers, simulationOf, workersAvailable, type RunTask } from './run-pool';
 import type { Trace } from './trace';
@@ -57,10 +58,14 @@ export interface VariantResult {
   readonly first: SimulationResult;
 }
 
-/** The makespan bound of each seed's workload (`makespan-bound.ts`), averaged like the figures. */
+/**
+ * The makespan bound (`makespan-bound.ts`) and the average-JCT bound (`jct-bound.ts`) of each
+ * seed's workload, averaged like the figures.
+ */
 export interface BoundSummary {
   readonly makespanBound: number;
   readonly lastArrival: number;
+  readonly jctBound: number;
 }
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
@@ -93,7 +98,7 @@ export async function runEvaluation(
   const traces = Array.from({ length: o.seeds }, (_, i) => o.source(i + 1));
   const bounds = traces.map((t) => {
     const b = makespanBound(t, o.measured);
-    return { makespanBound: b.bound, lastArrival: b.lastArrival };
+    return { makespanBound: b.bound, lastArrival: b.lastArrival, jctBound: jctBound(t, o.measured).bound };
   });
   const tasks: RunTask[] = traces.flatMap((trace, i) =>
     variants.map((v, j) => ({
@@ -134,6 +139,7 @@ export async function runEvaluation(
   const bound = {
     makespanBound: mean(bounds.map((b) => b.makespanBound)),
     lastArrival: mean(bounds.map((b) => b.lastArrival)),
+    jctBound: mean(bounds.map((b) => b.jctBound)),
   };
   return { results: out, bound, failed };
 }
@@ -218,6 +224,13 @@ export interface ComparisonReport {
   readonly makespanBound: number;
   readonly lastArrival: number;
   readonly makespanOverBound: Record<string, number>;
+  /**
+   * Mean over seeds of the average JCT no policy can beat (`jct-bound.ts`: the larger of the jobs'
+   * average shortest run and a one-machine SRPT relaxation per resource); `jctOverBound` = each
+   * policy's average JCT ÷ that bound.
+   */
+  readonly jctBound: number;
+  readonly jctOverBound: Record<string, number>;
   /** Policies whose run failed on some seed (e.g. stalled: nothing runs while work is left). */
   readonly failed: Record<string, string>;
   /** Per policy, on how many seeds its avg JCT was below Optimus's (a baseline that wins, wins). */
@@ -240,6 +253,7 @@ export function comparisonReport(
   const policies: Record<string, RunFigures> = {};
   const ratios: Record<string, { jct: number; makespan: number }> = {};
   const makespanOverBound: Record<string, number> = {};
+  const jctOverBound: Record<string, number> = {};
   const seedsBetterThanOptimus: Record<string, number> = {};
   const baseSeeds = results.get('optimus')?.perSeed ?? [];
   for (const [name, r] of results) {
@@ -248,6 +262,7 @@ export function comparisonReport(
     ).length;
     policies[name] = roundFigures(r.figures);
     makespanOverBound[name] = round(r.figures.makespan / o.bound.makespanBound);
+    jctOverBound[name] = round(r.figures.avgJct / o.bound.jctBound);
     if (base) {
       ratios[name] = {
         jct: round(r.figures.avgJct / base.avgJct),
@@ -265,6 +280,8 @@ export function comparisonReport(
     makespanBound: round(o.bound.makespanBound, 1),
     lastArrival: round(o.bound.lastArrival, 1),
     makespanOverBound,
+    jctBound: round(o.bound.jctBound, 1),
+    jctOverBound,
     failed: Object.fromEntries(o.failed ?? []),
     seedsBetterThanOptimus,
   };

@@ -20,7 +20,7 @@ export interface MakespanBound {
 }
 
 /** Per-resource cluster totals. */
-function totals(trace: Trace): Map<string, number> {
+export function totals(trace: Trace): Map<string, number> {
   const t = new Map<string, number>();
   for (const s of trace.cluster.servers)
     for (const [r, v] of Object.entries(s.capacity)) t.set(r, (t.get(r) ?? 0) + v);

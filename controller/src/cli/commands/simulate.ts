@@ -96,7 +96,9 @@ function humanTable(doc: ComparisonReport | AblationReport): string {
       `util ${(f.utilization * 100).toFixed(0)}%${extra(name)}`,
   );
   const failures = Object.entries(doc.failed).map(([name, why]) => `${name.padEnd(30)} FAILED: ${why}\n`);
-  const bound = `makespan bound (last arrival + shortest possible run): ${(doc.makespanBound / 3600).toFixed(2)} h`;
+  const bound =
+    `makespan bound (last arrival + shortest possible run): ${(doc.makespanBound / 3600).toFixed(2)} h\n` +
+    `avg JCT bound (shortest runs alone; SRPT on each pooled resource): ${doc.jctBound.toFixed(0)} s`;
   return `workload ${doc.workload}, ${doc.seeds} seed(s)\n${lines.join('\n')}\n${failures.join('')}${bound}\n`;
 }
 
