@@ -12,6 +12,7 @@ import { scanDrops } from './lr-drop';
 import { cleanPoints, downsample, epochMeanSeries, normalise, replaceOutliers } from './preprocess';
 import { predictEpoch, predictEpochWith } from './predict-epoch';
 import type { PredictContext } from './predict-epoch';
+import { fitLateStart, type LateStartFit } from './late-start';
 import { fitRateShape, rateShapeAt, rateShapeMean } from './rate-shape';
 import type { RateShapeFit } from './rate-shape';
 import { predictionDrift, profileInterval, residualAutocorrelation, slowShapeEpoch } from './interval';
@@ -47,6 +48,12 @@ export interface EstimateOptions {
    */
   readonly fastShape?: boolean;
   readonly fastShapeMargin?: number;
+  /**
+   * Also consider Eq. 1 with a delayed origin fitted to the newest two thirds (see `late-start.ts`); it
+   * competes only when its squared error on those points is below `lateStartMargin` × our fit's.
+   */
+  readonly lateStart?: boolean;
+  readonly lateStartMargin?: number;
 }
 
 const DEFAULTS = {
@@ -63,6 +70,8 @@ const DEFAULTS = {
   paperFitWhenBetter: true,
   fastShape: true,
   fastShapeMargin: 0.5,
+  lateStart: true,
+  lateStartMargin: 0.25,
 } as const;
 
 /** Fewest loss points the estimator fits (its default `minPoints`). */
@@ -188,6 +197,10 @@ interface Candidate {
   /** Eq. 1 coefficients when the curve is of that form. */
   readonly beta: Beta | null;
   readonly shape: RateShapeFit | null;
+  /** Steps after the segment start where this curve takes over from the observed epochs (default 0). */
+  readonly start?: number;
+  /** Steps after the segment start where `beta`'s x is 0 (default 0; see `late-start.ts`). */
+  readonly origin?: number;
 }
 
 const eq1Candidate = (beta: Beta): Candidate => ({
@@ -195,6 +208,15 @@ const eq1Candidate = (beta: Beta): Candidate => ({
   mean: (from, to) => meanLoss(beta, from, to),
   beta,
   shape: null,
+});
+
+const lateCandidate = (f: LateStartFit): Candidate => ({
+  at: (x) => lossCurve(f.beta, Math.max(0, x - f.origin)),
+  mean: (from, to) => meanLoss(f.beta, Math.max(0, from - f.origin), Math.max(0, to - f.origin)),
+  beta: f.beta,
+  shape: null,
+  start: f.start,
+  origin: f.origin,
 });
 
 const shapeCandidate = (f: RateShapeFit): Candidate => ({
@@ -213,7 +235,14 @@ function prediction(
 ): { curve: Candidate; epoch: number } | null {
   const own = eq1Candidate(ours);
   const curve = chooseCurve(own, data, o);
-  const epoch = predictEpochWith(curve.mean, context);
+  const start = curve.start ?? 0;
+  const epoch =
+    start > 0
+      ? predictEpochWith((from, to) => curve.mean(from + start, to + start), {
+          ...context,
+          segmentStart: context.segmentStart + start,
+        })
+      : predictEpochWith(curve.mean, context);
   if (epoch !== null) return { curve, epoch };
   if (curve === own) return null;
   const fallback = predictEpoch(ours, context);
@@ -226,7 +255,8 @@ function prediction(
  * transform weighs the low-loss tail most, which is what extrapolates on curves that start slowly (warm-up
  * plateaus) and on the paper's own 1/k form: with `eval convergence` (seed 1, median error at 50%) plateau
  * 8.5% → 4.2% (the paper's procedure: 4.2%), 1/k 4.1% → 3.2% (3.2%). The exponential takes exponential
- * curves at 75% from 9.9% to 0.0% (8.7%) and changes nothing on 1/k curves (ADR 0020).
+ * curves at 75% from 9.9% to 0.0% (8.7%) and changes nothing on 1/k curves (ADR 0020); Eq. 1 with a
+ * delayed origin takes warm-up curves at 75% from 6.4% to 4.5% (6.4%), also leaving 1/k as it was (ADR 0022).
  */
 function chooseCurve(own: Candidate, data: FitData, o: Settings): Candidate {
   const n = data.x.length;
@@ -240,6 +270,16 @@ function chooseCurve(own: Candidate, data: FitData, o: Settings): Candidate {
     // then predicts an early end; it must explain the whole history far better before it competes
     // (measured on held-out curves as well as on `eval convergence`'s; see the ADR on the choice).
     if (sseFrom(fast, data, 0) < o.fastShapeMargin * sseFrom(own, data, 0)) candidates.push(fast);
+  }
+  if (o.lateStart) {
+    const late = fitLateStart(data, (n) => arena.take(n));
+    if (late) {
+      const curve = lateCandidate(late);
+      // Like the exponential's gate: one parameter more always fits a little better, so it must
+      // explain the points it was fitted on far better than our fit of the whole history.
+      if (sseFrom(curve, data, late.first) < o.lateStartMargin * sseFrom(own, data, late.first))
+        candidates.push(curve);
+    }
   }
   let best = own;
   let bestSse = Infinity;
@@ -326,7 +366,7 @@ export function estimateConvergence(
     remainingSteps: Math.max(0, predictedTotalSteps - prep.stepsDone),
     beta: rawBeta(beta, prep.scale),
     converged: predictedTotalSteps <= prep.stepsDone,
-    fitStartStep: prep.segmentStart,
+    fitStartStep: prep.segmentStart + (curve.origin ?? 0),
     ...(prep.dropStep === null ? {} : { lrDropStep: prep.dropStep }),
     ...(curve.shape === null
       ? {}

@@ -28,8 +28,9 @@ export type ConvergenceEstimate =
       /** True when the rule is already met within the epochs done (judged on the fitted curve, not the noise). */
       readonly converged: boolean;
       /**
-       * Step where the fitted segment starts: β describes l(step − fitStartStep). 0 unless a learning-rate
-       * drop was detected. (Optional for compatibility.)
+       * Step where the fitted curve starts: β describes l(step − fitStartStep). 0 unless a learning-rate
+       * drop was detected or a fit with a delayed origin after a warm-up predicted (ADR 0022). (Optional for
+       * compatibility.)
        */
       readonly fitStartStep?: number;
       /** Step of the last detected learning-rate drop, when one was detected. */
