@@ -3,19 +3,17 @@
  * a composition root passes the backend, the store, the publisher and the pure core.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { ConvergenceEstimate, LossPoint } from '../models/convergence/types';
 import { CONTROLLER_STATUS_TOPIC, planTopic, type TaskId } from '../../../shared/src/topics';
-import type { Backend, RuntimeDocument, StateStore } from './backend';
-import type { Clock, Timers } from './clock';
+import type { RuntimeDocument } from './backend';
+import type { Clock } from './clock';
 import { realTimers } from './real-timers';
-import type { Core } from './core';
 import { Coalesced } from './coalesced';
-import { Dispatcher, type Settled } from './dispatch';
+import { Dispatcher } from './dispatch';
 import { EventHub } from './events';
 import { neverFits } from './fit-check';
-import { Ingest } from './ingest';
+import type { Ingest } from './ingest';
 import { jobReport, jobView, newEntry, type JobEntry, type ObservedRecord } from './job-entry';
 import { newJobRecord, normalizeRecord, type DegradedStage, type JobRecord } from './job-record';
 import { degradedCounts, phaseCounts, whatIf } from './job-queries';
@@ -29,53 +27,19 @@ import { isTerminal } from './reconcile';
 import { PRE_RUN_DEFAULTS } from './pre-run';
 import { runRound, type Dispatch, type RoundContext, type RoundKind } from './round';
 import { RoundScheduler } from './round-scheduler';
-import { confirmAction, describeAction } from './settle';
-import { RetryBackoff } from './retry-backoff';
-import { TelemetrySink } from './telemetry-sink';
+import { describeAction } from './settle';
+import { degradeJob, healJob } from './job-health';
+import { RolloutOutcomes } from './rollout-outcomes';
+import { countedIngest, TelemetrySink } from './telemetry-sink';
+import { withTimeout } from './with-timeout';
+import type { ControllerOptions } from './controller-options';
+import { RuntimeError } from './controller-options';
 
 const OFFLINE_PUBLISH_TIMEOUT_MS = 1000;
 /** How long stopping waits for rollouts in flight to give up. */
 const STOP_ROLLOUTS_TIMEOUT_MS = 10_000;
 
-/** Publishes to the broker; the MQTT adapter implements it. */
-export interface Publisher {
-  publish(topic: string, payload: string, opts: { retain: boolean }): Promise<void>;
-  /** True when nobody can receive what is published (the simulator): plans are not even built. */
-  readonly discards?: boolean;
-}
-
-export interface ControllerOptions {
-  readonly core: Core;
-  readonly backend: Backend;
-  readonly store: StateStore;
-  readonly publisher: Publisher;
-  /** Builds the clock from the persisted origin (or a new one). */
-  readonly clock: (originMs: number | null) => Clock;
-  readonly log: Logger;
-  readonly id: string;
-  readonly schedulingIntervalSec: number;
-  readonly restartCostSec: number;
-  /** The pre-run (paper §3.2): sample shapes, their size, records per worker (see PRE_RUN_DEFAULTS). */
-  readonly preRun?: Partial<RoundContext['preRun']>;
-  /** Timers of the rounds and rollout timeouts (default: Node's; the simulator's are virtual). */
-  readonly timers?: Timers;
-  /** Rollouts in flight at most (default 8). */
-  readonly rolloutConcurrency?: number;
-  /** Job seconds after which a rollout that has not confirmed is aborted and forgotten (default 900). */
-  readonly rolloutTimeoutSec?: number;
-  /** Job seconds at least between two full rounds asked for by events (default 0). */
-  readonly minRoundGapSec?: number;
-}
-
-/** Thrown for a client mistake (unknown job, duplicate); the HTTP layer maps it to 4xx. */
-export class RuntimeError extends Error {
-  constructor(
-    readonly status: 404 | 409 | 400 | 422,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { RuntimeError, type ControllerOptions, type Publisher } from './controller-options';
 
 export class Controller {
   readonly events = new EventHub();
@@ -87,7 +51,7 @@ export class Controller {
   private clockValue: Clock | null = null;
   private rounds: RoundScheduler | null = null;
   private dispatcher: Dispatcher | null = null;
-  private readonly retries = new RetryBackoff();
+  private readonly outcomes: RolloutOutcomes;
   private readonly plans: PlanPublisher;
   private readonly preRun: RoundContext['preRun'];
   private readonly saves = new Coalesced(() => this.saveNow());
@@ -114,6 +78,18 @@ export class Controller {
       ...o.preRun,
       ...(o.core.policy.needsSpeedModel === false ? { budget: 0 } : {}),
     };
+    this.outcomes = new RolloutOutcomes({
+      metrics: this.metrics,
+      log: o.log,
+      events: this.events,
+      clock: () => this.clock,
+      entry: (id) => this.entries.get(id),
+      stopped: () => this.stopped,
+      roundNo: () => this.roundNo,
+      jobChanged: (e) => this.jobChanged(e),
+      degrade: (e, stage, reason) => this.degrade(e, stage, reason),
+      requestRound: (kind, delayMs) => this.requestRound(kind, delayMs),
+    });
     this.plans = new PlanPublisher(o.publisher, (err, topic) => o.log.warn({ err, topic }, 'publish failed'));
     this.telemetry = new TelemetrySink({
       entries: this.entries,
@@ -123,18 +99,7 @@ export class Controller {
       requestRound: (kind, delayMs) => this.requestRound(kind, delayMs),
       log: o.log,
     });
-    this.ingest = new Ingest(
-      {
-        onRecord: (t, r) => this.telemetry.onRecord(t, r),
-        onStatus: (t, st) => this.telemetry.onStatus(t, st),
-      },
-      (reason, topic, detail, field) => {
-        this.metrics.messagesRejected.inc({ reason });
-        if (reason === 'out-of-range' && field) this.metrics.recordsOutOfRange.inc({ field });
-        this.o.log.debug({ reason, topic, detail }, 'message rejected');
-      },
-      (err) => this.o.log.warn({ err }, 'a valid record could not be used'),
-    );
+    this.ingest = countedIngest(this.telemetry, this.metrics, o.log);
   }
 
   get clock(): Clock {
@@ -164,7 +129,7 @@ export class Controller {
       wallMs: () => clock.wallMs(),
       maxInFlight: this.o.rolloutConcurrency ?? 8,
       timeoutMs: ((this.o.rolloutTimeoutSec ?? 900) * 1000) / clock.scale,
-      onSettled: (s) => this.onSettled(s),
+      onSettled: (s) => this.outcomes.settled(s),
     });
     this.rounds = new RoundScheduler({
       timers,
@@ -226,7 +191,7 @@ export class Controller {
     const e = this.entries.get(id);
     if (!e) throw new RuntimeError(404, `job ${id} not found`);
     this.entries.delete(id);
-    this.retries.forget(id);
+    this.outcomes.forget(id);
     // Whatever rollout of the job runs is left to finish (its result is dropped): then it goes.
     await this.dispatcher?.settledFor(id);
     await this.o.backend.remove(id);
@@ -350,7 +315,7 @@ export class Controller {
         busy: (id) => this.dispatcher?.busy(id) ?? false,
         dispatch: (d) => this.dispatch(d),
         degrade: (e, stage, reason) => this.degrade(e, stage, reason),
-        heal: (e, stage) => heal(e, stage),
+        heal: (e, stage) => healJob(e, stage),
       },
       kind,
     );
@@ -380,51 +345,17 @@ export class Controller {
   /** Hands a job's actions to the dispatcher unless the job waits out a failure backoff. */
   private dispatch(d: Dispatch): boolean {
     const id = jobIdOf(d.entry.rec.spec);
-    const wait = this.retries.waitMs(id, this.clock.wallMs());
-    if (wait > 0) {
-      this.requestRound('full', wait);
-      return false;
-    }
+    if (!this.outcomes.mayDispatch(id)) return false;
     return this.dispatcher?.dispatch(id, d.actions, d.target, d.confirm) ?? false;
   }
 
-  /** Confirm or forget: only applied actions change the job's intent. */
-  private onSettled(s: Settled): void {
-    for (const a of s.applied) this.metrics.planActions.inc({ kind: a.kind, result: 'applied' });
-    for (const f of s.failed)
-      this.metrics.planActions.inc({ kind: f.action.kind, result: s.timedOut ? 'timed-out' : 'failed' });
-    const e = this.entries.get(s.jobId);
-    if (!e || this.stopped) return;
-    const t = { now: this.clock.now(), wallMs: this.clock.wallMs() };
-    const fitted = e.models !== null && e.models.convergence.status === 'ok' && e.models.speedFitted;
-    for (const a of s.applied) confirmAction(e, a, t, fitted);
-    if (s.applied.some((a) => a.kind === 'finish')) e.wound = true;
-    if (s.applied.length > 0) {
-      this.events.emit({ type: 'decision', round: this.roundNo, actions: s.applied, ts: t.wallMs });
-      this.jobChanged(e);
-    }
-    if (s.failed.length === 0) {
-      s.assumed.confirm?.();
-      this.retries.forget(s.jobId);
-      heal(e, 'rollout');
-      return;
-    }
-    const first = s.failed[0]!;
-    const delay = this.retries.failed(s.jobId, t.wallMs);
-    this.degrade(e, 'rollout', `${describeAction(first.action)}: ${first.error}`);
-    this.o.log.warn({ job: s.jobId, failed: s.failed, timedOut: s.timedOut }, 'rollout failed; re-planning');
-    this.requestRound('full', delay);
-  }
-
   private degrade(e: JobEntry, stage: DegradedStage, reason: string): void {
-    const { rec } = e;
-    const same = rec.degraded?.stage === stage && rec.degraded.reason === reason;
-    rec.degraded = same ? rec.degraded : { stage, reason, sinceMs: this.clock.wallMs() };
-    this.metrics.jobErrors.inc({ stage });
-    if (!same) {
-      this.o.log.warn({ job: jobIdOf(rec.spec), stage, reason }, 'job degraded');
-      this.jobChanged(e);
-    }
+    degradeJob(e, stage, reason, {
+      wallMs: this.clock.wallMs(),
+      metrics: this.metrics,
+      log: this.o.log,
+      changed: (x) => this.jobChanged(x),
+    });
   }
 
   private jobChanged(e: JobEntry): void {
@@ -465,16 +396,4 @@ export class Controller {
       .saveDocument(doc)
       .catch((err: unknown) => this.o.log.error({ err }, 'saving state failed'));
   }
-}
-
-/** Clears a job's degraded mark when the stage that set it succeeded. */
-function heal(e: JobEntry, stage: DegradedStage): void {
-  if (e.rec.degraded?.stage === stage) e.rec.degraded = null;
-}
-
-async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  await Promise.race([p.then(() => undefined), timeout]);
-  clearTimeout(timer);
 }

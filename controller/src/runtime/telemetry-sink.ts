@@ -8,10 +8,11 @@ import type { MetricsRecord, TaskStatus } from '../../../shared/src/schemas';
 import type { TaskId } from '../../../shared/src/topics';
 import type { StateStore, StoredRecord } from './backend';
 import type { Clock } from './clock';
-import type { Ingest, SinkOutcome } from './ingest';
+import { Ingest, type SinkOutcome } from './ingest';
 import { LOST_SIDECAR_GRACE_MS, type JobEntry } from './job-entry';
 import { isOwnRecord } from './job-record';
 import { jobIdOf } from './job-spec';
+import type { RuntimeMetrics } from './metrics';
 import { convergedEnd, epochCompleted } from './reconcile';
 import type { RoundKind } from './round';
 
@@ -88,4 +89,17 @@ export class TelemetrySink {
       this.o.requestRound('full', LOST_SIDECAR_GRACE_MS / this.o.clock().scale);
     }
   }
+}
+
+/** The controller's ingest: delivers into `sink`, counts every rejection by reason (and field) on `metrics`. */
+export function countedIngest(sink: TelemetrySink, metrics: RuntimeMetrics, log: Logger): Ingest {
+  return new Ingest(
+    { onRecord: (t, r) => sink.onRecord(t, r), onStatus: (t, st) => sink.onStatus(t, st) },
+    (reason, topic, detail, field) => {
+      metrics.messagesRejected.inc({ reason });
+      if (reason === 'out-of-range' && field) metrics.recordsOutOfRange.inc({ field });
+      log.debug({ reason, topic, detail }, 'message rejected');
+    },
+    (err) => log.warn({ err }, 'a valid record could not be used'),
+  );
 }
