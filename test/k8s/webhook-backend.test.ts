@@ -1,6 +1,8 @@
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import { generate } from 'selfsigned';
+import type { V1Pod } from '@kubernetes/client-node';
+import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIDECAR_RESOURCES } from '../../controller/src/k8s/webhook/sidecar-config';
 import { startTestCluster } from './cluster-fixture';
@@ -54,8 +56,17 @@ describe('webhook served by the backend: native sidecars decided from the API se
     try {
       await backend.start();
       const out = await review(backend.webhookPort()!, pems.cert);
-      const ops = JSON.parse(Buffer.from(out.response.patch, 'base64').toString()) as { path: string }[];
+      const ops = JSON.parse(Buffer.from(out.response.patch, 'base64').toString()) as Operation[];
       expect(ops.some((o) => o.path === '/spec/initContainers')).toBe(native);
+      // The API server validates the pod the webhook's patch produced: the strict double must accept it.
+      const pod = (JSON.parse(fixture) as { request: { object: V1Pod } }).request.object;
+      const mutated = fastJsonPatch.applyPatch(structuredClone(pod), ops, true, false).newDocument;
+      const namespace = pod.metadata?.namespace ?? 'team-a';
+      await cluster.clients.core.createNamespace({ body: { metadata: { name: namespace } } });
+      const created = await cluster.clients.core.createNamespacedPod({ namespace, body: mutated });
+      expect(created.spec?.containers.map((c) => c.name)).toEqual(
+        mutated.spec?.containers.map((c) => c.name),
+      );
     } finally {
       await backend.stop();
       await cluster.close();
