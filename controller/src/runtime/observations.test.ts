@@ -66,6 +66,26 @@ describe('JobObservations', () => {
     expect(o.workerStepTimes(1)).toEqual({ 0: 0.25 });
   });
 
+  it('keeps its speed samples until a record arrives or a span is added', () => {
+    const o = new JobObservations(spec());
+    const mine: ShapeSpan[] = [{ shape: { ps: 1, workers: 2 }, since: 0, until: null, fitted: false }];
+    for (const t of [1, 2]) o.add(worker(0), batch(t, 0, t, 64), mine);
+    const first = o.speedSamples(mine);
+    expect(o.speedSamples(mine)).toBe(first);
+    o.add(worker(0), batch(3, 0, 3, 128), mine);
+    const second = o.speedSamples(mine);
+    expect(second).not.toBe(first);
+    expect(second[0]?.weight).toBe(2);
+    // A new span (a resize) without any record yet: the records before it keep their shape.
+    mine[0]!.until = 10;
+    mine.push({ shape: { ps: 2, workers: 2 }, since: 10, until: null, fitted: true });
+    const third = o.speedSamples(mine);
+    expect(third).not.toBe(second);
+    expect(third).toEqual(second);
+    // Another spans array (a record read back after a restart) is never answered from the cache.
+    expect(o.speedSamples([...mine])).not.toBe(third);
+  });
+
   it('sums async worker speeds', () => {
     const o = new JobObservations(spec({ mode: 'async', batchSize: 32 }));
     for (const w of [0, 1]) for (const t of [1, 2]) o.add(worker(w), batch(t, 0, t, 64), spans);

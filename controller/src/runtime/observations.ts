@@ -39,6 +39,12 @@ export class JobObservations {
   records = 0;
   /** Moves with every record taken: what was derived from the observations is stale when it moved. */
   version = 0;
+  private samplesCache: {
+    readonly version: number;
+    readonly spans: readonly ShapeSpan[];
+    readonly spanCount: number;
+    readonly samples: readonly SpeedSample[];
+  } | null = null;
 
   constructor(private readonly spec: JobSpec) {}
 
@@ -95,8 +101,21 @@ export class JobObservations {
     return this.maxStep;
   }
 
-  /** One speed sample per shape: sync = mean worker speed, async = sum of worker speeds. */
-  speedSamples(spans: readonly ShapeSpan[]): SpeedSample[] {
+  /**
+   * One speed sample per shape: sync = mean worker speed, async = sum of worker speeds. Kept until a
+   * record arrives or a span is added: every round reads every job's samples (its own fit, its peers'
+   * pools), and recomputing them was an eighth of a simulation's CPU.
+   */
+  speedSamples(spans: readonly ShapeSpan[]): readonly SpeedSample[] {
+    const c = this.samplesCache;
+    if (c && c.version === this.version && c.spans === spans && c.spanCount === spans.length)
+      return c.samples;
+    const samples = this.computeSpeedSamples(spans);
+    this.samplesCache = { version: this.version, spans, spanCount: spans.length, samples };
+    return samples;
+  }
+
+  private computeSpeedSamples(spans: readonly ShapeSpan[]): readonly SpeedSample[] {
     const byShape = new Map<string, { ps: number; workers: number; total: number; weight: number }>();
     for (const [i, workers] of this.speeds) {
       const span = spans[i];

@@ -176,7 +176,7 @@ export function remainingTime(m: JobModels, shape: JobShape): RemainingTime | nu
  * The job's own speed samples, plus its peers' (one per shape, pooled by `SpeedPeers`) at shapes it
  * has not run: the job's own measurement of a shape wins, since its placement and stragglers are its own.
  */
-function withPeers(own: SpeedSample[], peers: readonly SpeedSample[]): SpeedSample[] {
+function withPeers(own: readonly SpeedSample[], peers: readonly SpeedSample[]): readonly SpeedSample[] {
   if (peers.length === 0) return own;
   const mine = new Set(own.map((s) => `${s.ps}x${s.workers}`));
   return [...own, ...peers.filter((s) => !mine.has(`${s.ps}x${s.workers}`))];

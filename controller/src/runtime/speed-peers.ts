@@ -17,7 +17,7 @@ interface Pool {
   readonly shapes: Map<string, { ps: number; workers: number; total: number; weight: number }>;
   version: number;
   /** Each member's own samples and version (subtracted again for that member). */
-  readonly members: Map<JobEntry, { samples: SpeedSample[]; version: number }>;
+  readonly members: Map<JobEntry, { samples: readonly SpeedSample[]; version: number }>;
 }
 
 const shapeKey = (s: { ps: number; workers: number }): string => `${s.ps}x${s.workers}`;
