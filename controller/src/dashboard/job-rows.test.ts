@@ -32,6 +32,7 @@ const fitted = (stepsDone: number, remaining: number): Partial<JobView> => ({
       lower: 0,
       upper: 0,
       beta: [1, 1, 0],
+      fitStartStep: 0,
     },
     speedFitted: true,
     remaining: { steps: remaining, lower: 0, upper: 0 },

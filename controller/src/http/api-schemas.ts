@@ -21,8 +21,13 @@ const convergenceSchema = z.union([
     predictedTotalSteps: z.number().min(0),
     lower: z.number().min(0),
     upper: z.number().min(0),
-    /** Eq. 1 coefficients of the raw loss: l(k) = 1 / (β0·k + β1) + β2. */
+    /** Eq. 1 coefficients of the raw loss: l(k) = 1 / (β0·k + β1) + β2, k = step − fitStartStep. */
     beta: z.tuple([z.number(), z.number(), z.number()]),
+    /**
+     * Step where the fitted curve starts: 0, or after a learning-rate drop, or the delayed origin of a
+     * fit after a warm-up (ADR 0022).
+     */
+    fitStartStep: z.number().min(0),
     /** Present when an exponential l(k) = a·e^(−r·k) + c gave the prediction instead (ADR 0020). */
     exponential: z.object({ a: z.number(), r: z.number(), c: z.number() }).optional(),
   }),

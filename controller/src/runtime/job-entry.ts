@@ -172,6 +172,7 @@ function modelsView(e: JobEntry): Record<string, unknown> | null {
             lower: c.lower,
             upper: c.upper,
             beta: c.beta,
+            fitStartStep: c.fitStartStep ?? 0,
             ...(c.exponential === undefined ? {} : { exponential: c.exponential }),
           }
         : { status: c.status, reason: c.reason ?? null },
