@@ -17,11 +17,9 @@
  * they are loose; a measured average close to one of them cannot be improved much by anyone.
  */
 import { BinaryHeap } from '../scheduling/core/heap';
-import { LOCAL_COST } from './locality';
 import { resolveWork } from './loss-curve';
 import type { MeasuredModel } from './measured-table';
-import { resolveSpeed } from './speed-truth';
-import { shortestRun, totals } from './makespan-bound';
+import { feasibleShapes, shortestRun, totals } from './makespan-bound';
 import type { Trace, TraceJob } from './trace';
 
 export interface JctBound {
@@ -35,24 +33,20 @@ export interface JctBound {
   readonly resource: string;
 }
 
-/** Per resource, the smallest usage × time over the job's feasible shapes (0 if it uses none). */
+/** Per resource, the smallest usage × time over the job's feasible shapes (Infinity if none fits). */
 export function minimumAreas(
   job: TraceJob,
   measured: ReadonlyMap<string, MeasuredModel>,
   total: ReadonlyMap<string, number>,
 ): Map<string, number> {
   const steps = resolveWork(job.work, job.stepsPerEpoch).totalSteps;
-  const speed = resolveSpeed(job, measured);
   const resources = new Set([...Object.keys(job.psDemand), ...Object.keys(job.workerDemand)]);
   const areas = new Map<string, number>([...resources].map((r) => [r, Infinity]));
-  for (let p = job.minPs; p <= job.maxPs; p++) {
-    for (let w = job.minWorkers; w <= job.maxWorkers; w++) {
-      const use = (r: string): number => (job.psDemand[r] ?? 0) * p + (job.workerDemand[r] ?? 0) * w;
-      if ([...resources].some((r) => use(r) > (total.get(r) ?? 0) + 1e-9)) break; // more workers need more
-      const local = 1 / Math.max(1 - speed.commShare(p, w) * (1 - LOCAL_COST), 0.05);
-      const rate = speed.speed(p, w) * local;
-      if (!(rate > 0)) continue;
-      for (const r of resources) areas.set(r, Math.min(areas.get(r) ?? Infinity, (use(r) * steps) / rate));
+  for (const s of feasibleShapes(job, measured, total)) {
+    if (!(s.rate > 0)) continue;
+    for (const r of resources) {
+      const use = (job.psDemand[r] ?? 0) * s.ps + (job.workerDemand[r] ?? 0) * s.workers;
+      areas.set(r, Math.min(areas.get(r) ?? Infinity, (use * steps) / s.rate));
     }
   }
   return areas;

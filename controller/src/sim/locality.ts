@@ -30,7 +30,12 @@ export function remoteFraction(placement: readonly TaskPlacement[]): number {
  * every pair is remote: step' = step · (1 − commShare · (1 − remote) · (1 − LOCAL_COST)).
  */
 export function placementSpeedFactor(commShare: number, placement: readonly TaskPlacement[]): number {
-  const saved = commShare * (1 - remoteFraction(placement)) * (1 - LOCAL_COST);
+  return remoteSpeedFactor(commShare, remoteFraction(placement));
+}
+
+/** The same multiplier for a fraction `remote` of remote pairs (0: every pair local, the fastest). */
+export function remoteSpeedFactor(commShare: number, remote: number): number {
+  const saved = commShare * (1 - remote) * (1 - LOCAL_COST);
   return 1 / Math.max(1 - saved, 0.05);
 }
 

@@ -5,7 +5,7 @@
  * arrival + shortest run over the jobs (in practice one of the last arrivals). Reported beside
  * the measured makespans so a reader sees how much any policy could still gain.
  */
-import { LOCAL_COST } from './locality';
+import { remoteSpeedFactor } from './locality';
 import { resolveWork } from './loss-curve';
 import type { MeasuredModel } from './measured-table';
 import { resolveSpeed } from './speed-truth';
@@ -40,6 +40,29 @@ function fitsCluster(
   return true;
 }
 
+/** A shape the whole cluster holds, with its speed when every worker–PS pair is local. */
+export interface FeasibleShape {
+  readonly ps: number;
+  readonly workers: number;
+  /** Steps per second, placement fully local, no pause. */
+  readonly rate: number;
+}
+
+/** Every shape within the job's bounds that the cluster's totals hold, at its fully local speed. */
+export function* feasibleShapes(
+  job: TraceJob,
+  measured: ReadonlyMap<string, MeasuredModel>,
+  total: ReadonlyMap<string, number>,
+): Generator<FeasibleShape> {
+  const speed = resolveSpeed(job, measured);
+  for (let p = job.minPs; p <= job.maxPs; p++) {
+    for (let w = job.minWorkers; w <= job.maxWorkers; w++) {
+      if (!fitsCluster(job, p, w, total)) break; // more workers only need more
+      yield { ps: p, workers: w, rate: speed.speed(p, w) * remoteSpeedFactor(speed.commShare(p, w), 0) };
+    }
+  }
+}
+
 /** Seconds the job needs at its fastest feasible shape, placement fully local, no pause. */
 export function shortestRun(
   job: TraceJob,
@@ -47,16 +70,8 @@ export function shortestRun(
   total: ReadonlyMap<string, number>,
 ): number {
   const steps = resolveWork(job.work, job.stepsPerEpoch).totalSteps;
-  const speed = resolveSpeed(job, measured);
   let best = 0;
-  for (let p = job.minPs; p <= job.maxPs; p++) {
-    for (let w = job.minWorkers; w <= job.maxWorkers; w++) {
-      if (!fitsCluster(job, p, w, total)) break; // more workers only need more
-      // All pairs local: the communication part shrinks by LOCAL_COST (locality.ts).
-      const local = 1 / Math.max(1 - speed.commShare(p, w) * (1 - LOCAL_COST), 0.05);
-      best = Math.max(best, speed.speed(p, w) * local);
-    }
-  }
+  for (const s of feasibleShapes(job, measured, total)) best = Math.max(best, s.rate);
   return best > 0 ? steps / best : Infinity;
 }
 
