@@ -1,41 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { oneServerTrace as trace, parametricJob as job } from './bound-testing';
 import { getPolicy } from '../scheduling/registry';
 import { simulate } from './engine';
 import { jctBound, minimumAreas, srptMeanFlow } from './jct-bound';
 import { loadMeasured } from './load';
 import { shortestRun, totals } from './makespan-bound';
 import { productionModels } from './models';
-import type { Trace, TraceJob } from './trace';
 import { buildWorkload } from './workloads';
-
-// async, speed = w steps/s: no communication term, so placement cannot help (as in makespan-bound.test).
-const job = (o: Partial<TraceJob> = {}): TraceJob => ({
-  id: 'j',
-  arrival: 0,
-  type: 't',
-  mode: 'async',
-  psDemand: { cpu: 1 },
-  workerDemand: { cpu: 1 },
-  minPs: 1,
-  maxPs: 4,
-  minWorkers: 1,
-  maxWorkers: 4,
-  globalBatch: 1,
-  stepsPerEpoch: 100,
-  speed: { kind: 'parametric', theta: [1, 0, 0, 0] },
-  work: { kind: 'steps', steps: 400 },
-  ...o,
-});
-
-const trace = (jobs: TraceJob[], cpus: number): Trace => ({
-  format: 'optimus-trace',
-  version: 1,
-  name: 't',
-  seed: 1,
-  cluster: { servers: [{ name: 's', capacity: { cpu: cpus } }] },
-  jobs,
-});
 
 /** Mean flow time when jobs run one at a time in arrival order (a feasible one-machine schedule). */
 function fifoMeanFlow(jobs: readonly { arrival: number; size: number }[], capacity: number): number {

@@ -1,36 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { oneServerTrace as trace, parametricJob } from './bound-testing';
 import { loadMeasured } from './load';
 import { makespanBound, shortestRun } from './makespan-bound';
-import type { Trace, TraceJob } from './trace';
 import { buildWorkload } from './workloads';
-
-const parametricJob = (o: Partial<TraceJob> = {}): TraceJob => ({
-  id: 'j',
-  arrival: 0,
-  type: 't',
-  mode: 'async',
-  psDemand: { cpu: 1 },
-  workerDemand: { cpu: 1 },
-  minPs: 1,
-  maxPs: 4,
-  minWorkers: 1,
-  maxWorkers: 4,
-  globalBatch: 1,
-  stepsPerEpoch: 100,
-  // async f = w / (θ0): no communication term, so placement cannot help.
-  speed: { kind: 'parametric', theta: [1, 0, 0, 0] },
-  work: { kind: 'steps', steps: 400 },
-  ...o,
-});
-
-const trace = (jobs: TraceJob[], cpus: number): Trace => ({
-  format: 'optimus-trace',
-  version: 1,
-  name: 't',
-  seed: 1,
-  cluster: { servers: [{ name: 's', capacity: { cpu: cpus } }] },
-  jobs,
-});
 
 describe('makespan bound', () => {
   it.each([

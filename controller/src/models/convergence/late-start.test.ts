@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { freshArrays } from '../scratch-arena';
+import { compareAt, estimatePairs, heldOutInverseCurves, mean } from './candidate-trials';
 import { lossCurve } from './curve';
-import { estimateConvergence } from './estimate';
 import { fitLateStart } from './late-start';
-import { eq1Curve, observe, plateauCurve, seededRandom, trueTotalSteps } from './synthetic';
+import { plateauCurve } from './synthetic';
 import type { Scenario } from './synthetic';
 
 const SPE = 100;
@@ -18,17 +18,6 @@ const plateau: Scenario = {
   pointsPerEpoch: 8,
   noise,
 };
-const inverse = (b: { b0: number; b1: number; b2: number }, threshold: number): Scenario => ({
-  name: 'inverse',
-  paperForm: true,
-  curve: eq1Curve(b, SPE),
-  rule: { stepsPerEpoch: SPE, threshold, patience: 3 },
-  pointsPerEpoch: 8,
-  noise,
-});
-
-const relErr = (predicted: number, truth: number): number => Math.abs(predicted - truth) / truth;
-const mean = (xs: number[]): number => xs.reduce((s, v) => s + v, 0) / xs.length;
 
 describe('the late-start candidate', () => {
   it('follows a noiseless warm-up curve that no fit from the segment start can', () => {
@@ -45,37 +34,19 @@ describe('the late-start candidate', () => {
   });
 
   it('predicts a warm-up curve better at 75% progress, and reports where its curve starts', () => {
-    const truth = trueTotalSteps(plateau.curve, plateau.rule) ?? NaN;
-    const withLate: number[] = [];
-    const without: number[] = [];
-    let shifted = 0;
-    for (let seed = 1; seed <= 20; seed++) {
-      const points = observe(plateau, 0.75 * truth, seededRandom(seed));
-      const a = estimateConvergence(points, plateau.rule);
-      const b = estimateConvergence(points, plateau.rule, { lateStart: false });
-      if (a.status !== 'ok' || b.status !== 'ok') continue;
-      withLate.push(relErr(a.predictedTotalSteps, truth));
-      without.push(relErr(b.predictedTotalSteps, truth));
-      if ((a.fitStartStep ?? 0) > 0) shifted++;
-    }
-    expect(withLate.length).toBeGreaterThanOrEqual(18);
-    expect(shifted).toBeGreaterThanOrEqual(5);
-    expect(mean(withLate)).toBeLessThan(0.8 * mean(without));
+    const r = compareAt(plateau, {
+      progress: 0.75,
+      seeds: 20,
+      without: { lateStart: false },
+      mark: (e) => (e.fitStartStep ?? 0) > 0,
+    });
+    expect(r.withIt.length).toBeGreaterThanOrEqual(18);
+    expect(r.marked).toBeGreaterThanOrEqual(5);
+    expect(mean(r.withIt)).toBeLessThan(0.8 * mean(r.withoutIt));
   });
 
   it('never changes the estimate of a 1/k curve, early or late', () => {
-    for (const s of [
-      inverse({ b0: 0.21, b1: 1.07, b2: 0.07 }, 0.01),
-      inverse({ b0: 0.12, b1: 1.2, b2: 0.2 }, 0.005),
-    ]) {
-      const truth = trueTotalSteps(s.curve, s.rule) ?? NaN;
-      for (const progress of [0.25, 0.5, 0.75])
-        for (let seed = 1; seed <= 15; seed++) {
-          const points = observe(s, progress * truth, seededRandom(seed));
-          expect(estimateConvergence(points, s.rule)).toEqual(
-            estimateConvergence(points, s.rule, { lateStart: false }),
-          );
-        }
-    }
+    for (const [a, b] of estimatePairs(heldOutInverseCurves(noise), { lateStart: false }))
+      expect(a).toEqual(b);
   });
 });
