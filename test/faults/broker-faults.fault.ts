@@ -22,7 +22,8 @@ afterAll(async () => {
   for (const d of dirs) killLocalProcesses(d);
   await killAll();
   for (const b of brokers) await b.stop().catch(() => undefined);
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  // OPTIMUS_FAULTS_KEEP=1 keeps the state directories (logs, store, broker.stderr.log) to read.
+  if (!process.env['OPTIMUS_FAULTS_KEEP']) for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 const total = (dir: string): number => [...storedRecords(dir).values()].reduce((n, m) => n + m.size, 0);

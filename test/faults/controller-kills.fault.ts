@@ -23,7 +23,8 @@ const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) killLocalProcesses(d);
   await killAll();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  // OPTIMUS_FAULTS_KEEP=1 keeps the state directories (logs, store, broker.stderr.log) to read.
+  if (!process.env['OPTIMUS_FAULTS_KEEP']) for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 const total = (dir: string): number => [...storedRecords(dir).values()].reduce((n, m) => n + m.size, 0);

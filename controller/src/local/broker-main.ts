@@ -12,8 +12,12 @@ const infoFile = process.argv[2];
 const port = Number(process.env['OPTIMUS_BROKER_PORT'] ?? '0');
 const IDLE_EXIT_MS = 60_000;
 
-const broker = await startEmbeddedBroker(Number.isInteger(port) ? port : 0, (id) =>
-  id.startsWith('optimus-controller'),
+const broker = await startEmbeddedBroker(
+  Number.isInteger(port) ? port : 0,
+  (id) => id.startsWith('optimus-controller'),
+  // One JSON line per closed connection, in the state directory's broker.stderr.log.
+  (clientId, err) =>
+    process.stderr.write(`${JSON.stringify({ time: Date.now(), clientId, error: err.message })}\n`),
 );
 if (infoFile) {
   writeFileSync(`${infoFile}.tmp`, JSON.stringify({ port: broker.port, pid: process.pid }));

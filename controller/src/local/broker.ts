@@ -18,8 +18,12 @@ export interface EmbeddedBroker {
 export async function startEmbeddedBroker(
   port = 0,
   watch: (clientId: string) => boolean = () => false,
+  onClientError?: (clientId: string, err: Error) => void,
 ): Promise<EmbeddedBroker> {
   const broker = await Aedes.createBroker();
+  // aedes closes a client's connection on these (protocol errors, queue limits, resets): without a
+  // word the client only sees ECONNRESET.
+  if (onClientError) broker.on('clientError', (c, err) => onClientError(c.id, err));
   const sockets = new Set<net.Socket>();
   let watched = 0;
   broker.on('client', (c) => (watched += watch(c.id) ? 1 : 0));

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedBroker } from '../local/broker';
 import { startEmbeddedBroker } from '../local/broker';
 import mqtt from 'mqtt';
+import { Aedes } from 'aedes';
+import net, { type AddressInfo } from 'node:net';
 import type { MqttBridge } from './mqtt-bridge';
 import { connectBridge, createBridge } from './mqtt-bridge';
 
@@ -108,5 +110,44 @@ describe('createBridge: nothing acknowledged before the runtime is ready (ADR 00
     for (let i = 0; i < 50 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(got).toEqual(['after']);
     await spy.endAsync();
+  });
+});
+
+describe('open', () => {
+  it('subscribes again when the connection drops before the SUBACK (it does not fail the start)', async () => {
+    let drops = 2;
+    const aedes = await Aedes.createBroker({
+      authorizeSubscribe: (client, sub, done) => {
+        // The first two SUBSCRIBEs lose their connection before any SUBACK.
+        if (drops > 0) {
+          drops -= 1;
+          client.conn.destroy();
+          return;
+        }
+        done(null, sub);
+      },
+    });
+    const server = net.createServer((s) => aedes.handle(s));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const got: string[] = [];
+      bridge = await connectBridge({
+        url: `mqtt://127.0.0.1:${port}`,
+        clientId: 'bridge-drop',
+        onMessage: (_t, p) => got.push(String(p)),
+      });
+      expect(drops).toBe(0);
+      const pub = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { clientId: 'pub-drop' });
+      await pub.publishAsync('optimus/v1/ml/a/worker/0/metrics', 'x', { qos: 1 });
+      for (let i = 0; i < 50 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(got).toEqual(['x']);
+      await pub.endAsync();
+      await bridge.close();
+      bridge = undefined;
+    } finally {
+      await new Promise<void>((r) => aedes.close(() => r()));
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });

@@ -98,7 +98,7 @@ export function createBridge(o: BridgeOptions): MqttBridge {
         });
         client.connect();
       });
-      await client.subscribeAsync([METRICS_FILTER, STATUS_FILTER], { qos: 1 });
+      await subscribeUntil(client, Date.now() + (o.openTimeoutMs ?? OPEN_DEADLINE_MS));
     },
     async publish(topic, payload, { retain }) {
       const sent = client.publishAsync(topic, payload, { qos: 1, retain });
@@ -147,6 +147,41 @@ function clientOptions(o: BridgeOptions): IClientOptions {
 }
 
 const noop = (): void => {};
+
+/**
+ * Subscribes, again after each reconnect if the connection drops before the SUBACK (mqtt.js then
+ * rejects with "Connection closed"). aedes 1.2 can close a resuming session's connection while it
+ * replays the backlog ("no such packet": a PUBACK cleared a queued packet that shared a stale
+ * message id), and a broker may restart: neither must fail the controller's start. Nothing is lost
+ * by the drop (sidecars resend until the watermark covers a record, ADR 0012). Rejects at the deadline.
+ */
+async function subscribeUntil(client: MqttClient, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      await client.subscribeAsync([METRICS_FILTER, STATUS_FILTER], { qos: 1 });
+      return;
+    } catch (err) {
+      const left = deadline - Date.now();
+      if (left <= 0 || client.disconnecting) throw err;
+      if (client.connected) await new Promise((r) => setTimeout(r, Math.min(left, 200)));
+      else await reconnected(client, left, err);
+    }
+  }
+}
+
+function reconnected(client: MqttClient, ms: number, cause: unknown): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.off('connect', onConnect);
+      reject(cause instanceof Error ? cause : new Error(String(cause)));
+    }, ms);
+    const onConnect = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    client.once('connect', onConnect);
+  });
+}
 
 /** {@link createBridge} and {@link MqttBridge.open} in one step, for tools and tests. */
 export async function connectBridge(o: BridgeOptions): Promise<MqttBridge> {
