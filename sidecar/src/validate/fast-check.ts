@@ -1,6 +1,6 @@
 /**
  * Compiles a JSON Schema (the subset of `json-schema.ts`) into one straight-line boolean function.
- * The sidecar validates every record it publishes; after each ~40 ms sleep the code runs with cold
+ * The sidecar validates every record it publishes; after each ~30 ms sleep the code runs with cold
  * caches, and a walk over a tree of small closures costs several times more than one compact
  * function (measured: ADR 0008). The closure-tree validator stays the reference and explains
  * failures; a property test keeps the two in agreement.

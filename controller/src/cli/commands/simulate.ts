@@ -18,6 +18,7 @@ import { loadMeasured, workloadSource } from '../../sim/load';
 import { productionModels } from '../../sim/models';
 import { writePlots } from '../../sim/plots';
 import { WORKLOAD_NAMES } from '../../sim/workloads';
+import { PRE_RUN_DEFAULTS } from '../../runtime/pre-run';
 import { intFlag, note, numberFlag, printJson } from '../output';
 
 interface SimulateFlags {
@@ -197,7 +198,7 @@ export function registerSimulateCommands(program: Command): void {
     .option('--measured <csv>', 'measured-speeds CSV (default test/data/measured-speeds.csv)')
     .option(
       '--pre-run-budget <n>',
-      "sample shapes of each new job's pre-run (0: none; default: the runtime's, 2)",
+      `sample shapes of each new job's pre-run (0: none; default: the runtime's, ${PRE_RUN_DEFAULTS.budget})`,
       intFlag('pre-run-budget', 0),
     )
     .option(
