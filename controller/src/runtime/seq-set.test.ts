@@ -23,6 +23,38 @@ describe('SeqSet', () => {
     expect(s.size).toBe(2);
   });
 
+  it('reports the same runs, sizes and maximum as a reference for any order (in order, gaps, refills)', () => {
+    // Runs of consecutive seqs in any order: the newest range's fast path and the tree must agree.
+    const chunk = fc.tuple(fc.integer({ min: 0, max: 120 }), fc.integer({ min: 1, max: 6 }));
+    fc.assert(
+      fc.property(fc.array(chunk, { maxLength: 40 }), (chunks) => {
+        const s = new SeqSet();
+        const ref = new Set<number>();
+        for (const [from, len] of chunks)
+          for (let q = from; q < from + len; q++)
+            expect(s.add(q)).toBe(!ref.has(q) && ref.add(q) !== undefined);
+        const sorted = [...ref].sort((a, b) => a - b);
+        const runs: [number, number][] = [];
+        for (const q of sorted) {
+          const last = runs[runs.length - 1];
+          if (last && last[1] === q - 1) last[1] = q;
+          else runs.push([q, q]);
+        }
+        expect({ size: s.size, runs: s.runs, max: s.max }).toEqual({
+          size: ref.size,
+          runs: runs.length,
+          max: sorted[sorted.length - 1] ?? -1,
+        });
+        for (const [from, through] of runs) {
+          expect(s.rangeOf(from)).toEqual({ from, through });
+          expect(s.rangeOf(through)).toEqual({ from, through });
+          expect(s.has(from - 1)).toBe(false);
+          expect(s.has(through + 1)).toBe(false);
+        }
+      }),
+    );
+  });
+
   it('behaves like a Set for any sequence', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 200 })), (seqs) => {
@@ -55,6 +87,7 @@ describe('SeqSet ranges', () => {
     for (let i = 0; i < 50_000; i++) s.add(i * 2);
     expect(s.runs).toBe(50_000);
     const depth = (s as unknown as { ranges: { getHeight(): number } }).ranges.getHeight();
+    expect(s.max).toBe(99_998);
     expect(depth).toBeLessThanOrEqual(2 * Math.log2(50_001));
     expect(s.has(99_998)).toBe(true);
     expect(s.has(99_999)).toBe(false);

@@ -9,20 +9,34 @@ import type { TaskPlacement } from '../scheduling/types';
 /** Cost of a local worker–PS exchange relative to a remote one (loopback vs 1 GbE). */
 export const LOCAL_COST = 0.3;
 
+/**
+ * Remote fractions of placements already seen: a placement is an immutable array replaced on every
+ * change, and the simulator asks for its job's speed at every event (a tenth of a run's CPU was
+ * spent recounting the same pairs).
+ */
+const remoteOf = new WeakMap<readonly TaskPlacement[], number>();
+
 /** Fraction of worker–PS pairs that cross servers (1 = all remote). */
 export function remoteFraction(placement: readonly TaskPlacement[]): number {
+  const known = remoteOf.get(placement);
+  if (known !== undefined) return known;
   const ps = new Map<string, number>();
-  const workers = new Map<string, number>();
+  let totalPs = 0;
   for (const t of placement) {
-    const m = t.role === 'ps' ? ps : workers;
-    m.set(t.server, (m.get(t.server) ?? 0) + 1);
+    if (t.role !== 'ps') continue;
+    ps.set(t.server, (ps.get(t.server) ?? 0) + 1);
+    totalPs += 1;
   }
-  const totalPs = [...ps.values()].reduce((a, b) => a + b, 0);
-  const totalW = [...workers.values()].reduce((a, b) => a + b, 0);
-  if (totalPs === 0 || totalW === 0) return 1;
+  let totalW = 0;
   let local = 0;
-  for (const [server, w] of workers) local += w * (ps.get(server) ?? 0);
-  return 1 - local / (totalPs * totalW);
+  for (const t of placement) {
+    if (t.role !== 'worker') continue;
+    totalW += 1;
+    local += ps.get(t.server) ?? 0;
+  }
+  const r = totalPs === 0 || totalW === 0 ? 1 : 1 - local / (totalPs * totalW);
+  remoteOf.set(placement, r);
+  return r;
 }
 
 /**
