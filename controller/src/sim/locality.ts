@@ -55,16 +55,15 @@ export function remoteSpeedFactor(commShare: number, remote: number): number {
 
 /** Communication share of the step time from Eq. 4 θ (sync): the w/p, w and p terms over the total. */
 export function syncCommShare(theta: readonly number[], batch: number, p: number, w: number): number {
-  const t = (i: number): number => theta[i] ?? 0;
-  const comm = (t(2) * w) / p + t(3) * w + t(4) * p;
-  const total = (t(0) * batch) / w + t(1) + comm;
+  // Indexed directly, no helper closure: this runs at every simulated event.
+  const comm = ((theta[2] ?? 0) * w) / p + (theta[3] ?? 0) * w + (theta[4] ?? 0) * p;
+  const total = ((theta[0] ?? 0) * batch) / w + (theta[1] ?? 0) + comm;
   return total > 0 ? comm / total : 0;
 }
 
 /** Communication share from Eq. 3 θ (async). */
 export function asyncCommShare(theta: readonly number[], p: number, w: number): number {
-  const t = (i: number): number => theta[i] ?? 0;
-  const comm = (t(1) * w) / p + t(2) * w + t(3) * p;
-  const total = t(0) + comm;
+  const comm = ((theta[1] ?? 0) * w) / p + (theta[2] ?? 0) * w + (theta[3] ?? 0) * p;
+  const total = (theta[0] ?? 0) + comm;
   return total > 0 ? comm / total : 0;
 }
