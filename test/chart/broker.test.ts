@@ -4,6 +4,8 @@
  * that survive QoS 1 bursts. The RENDERED configuration and init script run against Debian's
  * Mosquitto (CI installs it): every refusal the chart promises is a refusal of the real broker.
  */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynsecClient } from '../../controller/src/broker-access/dynsec-client';
@@ -288,7 +290,13 @@ describe.skipIf(!hasMosquitto)('the rendered broker configuration on a real Mosq
     for (let i = 0; i < 50; i++)
       expect(await pubackCode(a, metricsTopic({ ...taskA, role: 'scheduler' }))).toBe(0);
     await a.endAsync(true);
-    await sleep(1500); // one save (autosave_interval 1); with the former 60 s these 50 were lost
+    // One save after the last PUBACK (autosave_interval 1; with the former 60 s these 50 were lost),
+    // waited for on the database file rather than a fixed sleep: a loaded machine delays the save.
+    const acked = Date.now();
+    const db = join(mosq.dir, 'mosquitto/data/mosquitto.db');
+    const savedAfter = (): boolean => existsSync(db) && statSync(db).mtimeMs > acked + 50;
+    for (let i = 0; i < 200 && !savedAfter(); i++) await sleep(50);
+    expect(savedAfter(), 'Mosquitto saved its state within 10 s').toBe(true);
     await mosq.kill9();
     await mosq.restart();
     const seen: string[] = [];
