@@ -183,7 +183,9 @@ export class SimTrainer {
     // Slow servers: an async worker on one runs slower on its own; a sync worker's compute before
     // the barrier is longer while every worker's rate is the job's (the barrier waits for it).
     const slow = this.slowdowns.length === 0 ? null : workerSlowdowns(this.slowdowns, state.placement, now);
-    const baseStep = async ? shape.workers / this.baseSpeed(state) : 1 / this.baseSpeed(state);
+    // Only slow servers need the step time without them (computed once, and only then).
+    const base = slow === null ? 0 : this.baseSpeed(state);
+    const baseStep = async ? shape.workers / base : 1 / base;
     for (let index = 0; index < shape.workers; index += 1) {
       const f = slow?.get(index) ?? 1;
       const noise = Math.max(
