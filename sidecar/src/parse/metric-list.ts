@@ -6,16 +6,21 @@ import { num, putMetric } from './types';
  * Hand-written instead of a global regex: this runs on every Speedometer line.
  */
 export function readEqualsList(text: string, into: Record<string, number>, strip = ''): void {
+  // Indices into `text`, no slice per segment: after each ~30 ms sleep every builtin a line touches
+  // runs with cold caches (ADR 0008), so fewer of them is what makes this cheaper.
   let start = 0;
   while (start < text.length) {
     let end = start;
-    while (end < text.length && text.charCodeAt(end) !== 9 && text.charCodeAt(end) !== 44) end++;
-    const seg = text.slice(start, end);
-    const eq = seg.indexOf('=');
-    if (eq > 0) {
-      let name = seg.slice(0, eq).trim();
+    let eq = -1;
+    for (; end < text.length; end++) {
+      const c = text.charCodeAt(end);
+      if (c === 9 || c === 44) break;
+      if (c === 61 && eq === -1) eq = end;
+    }
+    if (eq > start) {
+      let name = text.slice(start, eq).trim();
       if (strip !== '' && name.startsWith(strip)) name = name.slice(strip.length);
-      putMetric(into, name, num(seg.slice(eq + 1).trim()));
+      putMetric(into, name, num(text.slice(eq + 1, end).trim()));
     }
     start = end + 1;
   }

@@ -9,10 +9,14 @@ import type { JsonSchema } from './json-schema';
 
 type Check = (v: unknown) => boolean;
 
-/** Builds the generated source; helpers and constants are passed in by index, never inlined as text. */
+/**
+ * Builds the generated source: one function with every nested schema inlined (no call per property or
+ * per `anyOf` alternative, no iterator); a failure inside an `anyOf` alternative breaks out of that
+ * alternative's labelled block. Constants other than property names go through `c`, never as text.
+ */
 class Emitter {
-  readonly fns: Check[] = [];
   readonly consts: unknown[] = [];
+  private names = 0;
 
   constant(value: unknown): string {
     this.consts.push(value);
@@ -20,52 +24,59 @@ class Emitter {
   }
 
   compile(schema: JsonSchema): Check {
-    const body = this.statements(schema, 'v');
+    const body = this.statements(schema, 'v', 'return false;');
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- source built from the schema's structure only; values go through `c`
-    const make = new Function('f', 'c', `return function check(v) {\n${body}\nreturn true;\n}`) as (
-      f: Check[],
+    const make = new Function('c', `return function check(v) {\n${body}\nreturn true;\n}`) as (
       c: unknown[],
     ) => Check;
-    return make(this.fns, this.consts);
+    return make(this.consts);
   }
 
-  /** A nested schema as its own function (anyOf alternatives, property values, property names). */
-  private sub(schema: JsonSchema): string {
-    this.fns.push(this.compile(schema));
-    return `f[${this.fns.length - 1}]`;
+  private fresh(prefix: string): string {
+    return `${prefix}${this.names++}`;
   }
 
-  private statements(s: JsonSchema, v: string): string {
+  /** Statements that run `fail` unless the value in variable `v` conforms to `s`. */
+  private statements(s: JsonSchema, v: string, fail: string): string {
     const out: string[] = [];
-    const fail = (cond: string): void => void out.push(`if (!(${cond})) return false;`);
+    const need = (cond: string): void => void out.push(`if (!(${cond})) ${fail}`);
     if (s['type'] !== undefined) {
       const types = ([] as string[]).concat(s['type'] as string | string[]);
-      fail(types.map((t) => typeTest(t, v)).join(' || '));
+      need(types.map((t) => typeTest(t, v)).join(' || '));
     }
-    if ('const' in s) fail(`${v} === ${this.constant(s['const'])}`);
-    if (Array.isArray(s['enum'])) fail(`${this.constant(s['enum'])}.includes(${v})`);
+    if ('const' in s) need(`${v} === ${this.constant(s['const'])}`);
+    if (Array.isArray(s['enum'])) need(`${this.constant(s['enum'])}.includes(${v})`);
     const num = (key: string, op: string): void => {
-      if (typeof s[key] === 'number') fail(`typeof ${v} !== 'number' || ${v} ${op} ${this.constant(s[key])}`);
+      if (typeof s[key] === 'number') need(`typeof ${v} !== 'number' || ${v} ${op} ${this.constant(s[key])}`);
     };
     num('minimum', '>=');
     num('maximum', '<=');
     num('exclusiveMinimum', '>');
     num('exclusiveMaximum', '<');
     if (typeof s['minLength'] === 'number')
-      fail(`typeof ${v} !== 'string' || ${v}.length >= ${this.constant(s['minLength'])}`);
+      need(`typeof ${v} !== 'string' || ${v}.length >= ${this.constant(s['minLength'])}`);
     if (typeof s['maxLength'] === 'number')
-      fail(`typeof ${v} !== 'string' || ${v}.length <= ${this.constant(s['maxLength'])}`);
+      need(`typeof ${v} !== 'string' || ${v}.length <= ${this.constant(s['maxLength'])}`);
     if (typeof s['pattern'] === 'string')
-      fail(`typeof ${v} !== 'string' || ${this.constant(new RegExp(s['pattern']))}.test(${v})`);
-    this.objectStatements(s, v, out);
-    if (Array.isArray(s['anyOf'])) {
-      const alts = (s['anyOf'] as JsonSchema[]).map((a) => `${this.sub(a)}(${v})`);
-      fail(alts.join(' || '));
-    }
+      need(`typeof ${v} !== 'string' || ${this.constant(new RegExp(s['pattern']))}.test(${v})`);
+    this.objectStatements(s, v, fail, out);
+    if (Array.isArray(s['anyOf'])) out.push(this.anyOf(s['anyOf'] as JsonSchema[], v, fail));
     return out.join('\n');
   }
 
-  private objectStatements(s: JsonSchema, v: string, out: string[]): void {
+  /** Each alternative in a labelled block that a failure leaves early; `ok` says one ran through. */
+  private anyOf(alternatives: readonly JsonSchema[], v: string, fail: string): string {
+    const ok = this.fresh('ok');
+    let code = `let ${ok} = false;`;
+    for (const alt of alternatives) {
+      const label = this.fresh('alt');
+      const block = `${label}: { ${this.statements(alt, v, `break ${label};`)} ${ok} = true; }`;
+      code += code.endsWith('false;') ? ` ${block}` : ` if (!${ok}) { ${block} }`;
+    }
+    return `{ ${code} if (!${ok}) ${fail} }`;
+  }
+
+  private objectStatements(s: JsonSchema, v: string, fail: string, out: string[]): void {
     const props = (s['properties'] ?? {}) as Record<string, JsonSchema>;
     const required = (s['required'] ?? []) as string[];
     const extra = s['additionalProperties'];
@@ -77,23 +88,29 @@ class Emitter {
       names === undefined
     )
       return;
+    const o = this.fresh('o');
+    const keys = this.fresh('ks');
+    const i = this.fresh('i');
+    const k = this.fresh('k');
+    const x = this.fresh('x');
     const inner: string[] = [];
-    for (const r of required) inner.push(`if (!(${this.constant(r)} in o)) return false;`);
+    for (const r of required) inner.push(`if (!(${JSON.stringify(r)} in ${o})) ${fail}`);
     const cases: string[] = [];
-    for (const [k, sub] of Object.entries(props))
-      cases.push(`case ${this.constant(k)}: if (!${this.sub(sub)}(o[k])) return false; break;`);
+    for (const [name, sub] of Object.entries(props))
+      cases.push(`case ${JSON.stringify(name)}: { ${this.statements(sub, x, fail)} break; }`);
     const otherwise =
       extra === false
-        ? 'return false;'
+        ? fail
         : typeof extra === 'object' && extra !== null
-          ? `if (!${this.sub(extra as JsonSchema)}(o[k])) return false;`
+          ? this.statements(extra as JsonSchema, x, fail)
           : '';
-    const nameCheck = names === undefined ? '' : `if (!${this.sub(names)}(k)) return false;`;
+    const nameCheck = names === undefined ? '' : this.statements(names, k, fail);
     inner.push(
-      `for (const k of Object.keys(o)) { ${nameCheck} switch (k) { ${cases.join(' ')} default: ${otherwise} } }`,
+      `const ${keys} = Object.keys(${o});`,
+      `for (let ${i} = 0; ${i} < ${keys}.length; ${i}++) { const ${k} = ${keys}[${i}]; const ${x} = ${o}[${k}]; ${nameCheck} switch (${k}) { ${cases.join(' ')} default: { ${otherwise} } } }`,
     );
     out.push(
-      `if (typeof ${v} === 'object' && ${v} !== null && !Array.isArray(${v})) { const o = ${v}; ${inner.join(' ')} }`,
+      `if (typeof ${v} === 'object' && ${v} !== null && !Array.isArray(${v})) { const ${o} = ${v}; ${inner.join(' ')} }`,
     );
   }
 }
