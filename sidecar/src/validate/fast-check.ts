@@ -67,13 +67,12 @@ class Emitter {
   /** Each alternative in a labelled block that a failure leaves early; `ok` says one ran through. */
   private anyOf(alternatives: readonly JsonSchema[], v: string, fail: string): string {
     const ok = this.fresh('ok');
-    let code = `let ${ok} = false;`;
-    for (const alt of alternatives) {
+    const blocks = alternatives.map((alt, n) => {
       const label = this.fresh('alt');
       const block = `${label}: { ${this.statements(alt, v, `break ${label};`)} ${ok} = true; }`;
-      code += code.endsWith('false;') ? ` ${block}` : ` if (!${ok}) { ${block} }`;
-    }
-    return `{ ${code} if (!${ok}) ${fail} }`;
+      return n === 0 ? block : `if (!${ok}) { ${block} }`;
+    });
+    return `{ let ${ok} = false; ${blocks.join(' ')} if (!${ok}) ${fail} }`;
   }
 
   private objectStatements(s: JsonSchema, v: string, fail: string, out: string[]): void {
