@@ -89,8 +89,25 @@ const track = (c: ChildProcess): ChildProcess => {
   return c;
 };
 
-const rssBytes = (pid: number): number =>
-  Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+interface Memory {
+  rss: number;
+  /** Anonymous pages (heaps, compiled code): the process's own. */
+  anon: number;
+  /** File-backed pages (mostly the `node` binary's text, shared with other Node processes). */
+  file: number;
+}
+const memory = (pid: number): Memory => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number =>
+    Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
+};
+/** Medians of each field (taken separately). */
+const medianMemory = (xs: readonly Memory[]): Memory => ({
+  rss: median(xs.map((m) => m.rss)),
+  anon: median(xs.map((m) => m.anon)),
+  file: median(xs.map((m) => m.file)),
+});
 const cpuSec = (pid: number): number => {
   const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(f[11]) + Number(f[12])) / clkTck;
@@ -125,17 +142,19 @@ function parseThroughput(): { cpu: number; wall: number } {
   return { cpu, wall };
 }
 
-async function bareNodeRss(): Promise<number> {
+async function bareNodeRss(): Promise<Memory> {
   const child = track(spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' }));
   await sleep(1500);
-  const samples: number[] = [];
-  for (let i = 0; i < 5; i++, await sleep(200)) samples.push(rssBytes(child.pid as number));
+  const samples: Memory[] = [];
+  for (let i = 0; i < 5; i++, await sleep(200)) samples.push(memory(child.pid as number));
   child.kill();
-  return median(samples);
+  return medianMemory(samples);
 }
 
 interface TailFigures {
   rssBytes: number;
+  rssAnonBytes: number;
+  rssFileBytes: number;
   rssMaxBytes: number;
   cpuFraction: number;
   /** Wake-ups per second of the sidecar: at this rate each costs ~0.1 ms of CPU on this VM. */
@@ -259,7 +278,7 @@ async function tailRun(): Promise<TailFigures> {
   const warmupMs = Math.min(10_000, Math.max(2000, durationSec * 200));
   const start = performance.now();
   let n = 0;
-  const rss: number[] = [];
+  const rss: Memory[] = [];
   let cpu0 = 0;
   let wake0 = 0;
   let t0 = 0;
@@ -283,7 +302,7 @@ async function tailRun(): Promise<TailFigures> {
       floor0 = cpuSec(floorPid);
       t0 = performance.now();
     }
-    if (measuring && rss.length < (elapsed - warmupMs) / 1000) rss.push(rssBytes(pid));
+    if (measuring && rss.length < (elapsed - warmupMs) / 1000) rss.push(memory(pid));
     // Like a training process: one line every 1/rate s, sleeping in between (a 2 ms polling writer
     // woke 500 times a second, competing for the 2 cores with the broker and the sidecar it measures).
     await sleep(Math.max(1, start + ((n + 1) * 1000) / rate - performance.now()));
@@ -315,8 +334,10 @@ async function tailRun(): Promise<TailFigures> {
   await new Promise<void>((r) => broker.close(() => r()));
   fs.rmSync(dir, { recursive: true, force: true });
   return {
-    rssBytes: median(rss),
-    rssMaxBytes: Math.max(...rss),
+    rssBytes: medianMemory(rss).rss,
+    rssAnonBytes: medianMemory(rss).anon,
+    rssFileBytes: medianMemory(rss).file,
+    rssMaxBytes: Math.max(...rss.map((m) => m.rss)),
     cpuFraction,
     wakeupsPerSec,
     referenceCpuFraction,
@@ -337,7 +358,8 @@ async function main(): Promise<void> {
   note(`parse throughput over ${parseLines} generated MXNet lines…`);
   const parse = parseThroughput();
   note('bare node RSS…');
-  const bareNodeRssBytes = await bareNodeRss();
+  const bare = await bareNodeRss();
+  const bareNodeRssBytes = bare.rss;
   note(`tailing at ${rate} lines/s for ${durationSec} s…`);
   const tail = await tailRun();
   const result = {
@@ -359,6 +381,11 @@ async function main(): Promise<void> {
     latencyP50Ms: Number(tail.latencyP50Ms.toFixed(1)),
     rssRatio: Number((tail.rssBytes / bareNodeRssBytes).toFixed(3)),
     rssMaxBytes: tail.rssMaxBytes,
+    /** RSS split: the sidecar's own pages and the shared binary's, beside bare Node's. */
+    rssAnonBytes: tail.rssAnonBytes,
+    rssFileBytes: tail.rssFileBytes,
+    bareNodeRssAnonBytes: bare.anon,
+    bareNodeRssFileBytes: bare.file,
     linesWritten: tail.linesWritten,
     recordsReceived: tail.recordsReceived,
     durationSec,

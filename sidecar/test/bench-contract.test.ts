@@ -26,6 +26,10 @@ describe('bench:sidecar --json', () => {
       'latencyP99Ms',
       'floorCpuFraction',
       'idleCpuFraction',
+      'rssAnonBytes',
+      'rssFileBytes',
+      'bareNodeRssAnonBytes',
+      'bareNodeRssFileBytes',
     ])
       expect(Number.isFinite(doc[k]), k).toBe(true);
     // null only when the floor measured 0 clock ticks (a run of a few seconds).
