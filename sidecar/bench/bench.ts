@@ -8,7 +8,7 @@
  * reaching an MQTT subscriber (embedded aedes on loopback); and, alongside, the CPU of the floor
  * process (see FLOOR) and of a bare 100 Hz timer, so figures from a noisy machine can be compared.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -23,6 +23,7 @@ import { buildSidecar, NODE_FLAGS, SIDECAR_BUNDLE } from '../build.mjs';
 import { QUIET_MS_DEFAULT } from '../src/config';
 import { parseBuffer } from '../src/parse/parse-buffer';
 import { mxnetLog } from './generate';
+import { cpuSec, type Memory, medianMemory, memory, wakeups } from './proc';
 
 const USAGE = `Usage: npm run bench:sidecar -- [--json] [--duration <s>=60] [--idle <s>=60] [--rate <lines/s>=100]
                               [--lines <n>=1000000] [--quiet-ms <ms>] [--node-flags <flags>]`;
@@ -70,14 +71,6 @@ const sidecarFlags =
 const WATERMARK_INTERVAL_MS = 1000;
 const note = (msg: string): void => void process.stderr.write(`${msg}\n`);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const clkTck = ((): number => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
 /** Every process this benchmark starts: killed when it exits, however it exits (a crash included). */
 const children = new Set<ChildProcess>();
 process.on('exit', () => {
@@ -89,33 +82,6 @@ const track = (c: ChildProcess): ChildProcess => {
   return c;
 };
 
-interface Memory {
-  rss: number;
-  /** Anonymous pages (heaps, compiled code): the process's own. */
-  anon: number;
-  /** File-backed pages (mostly the `node` binary's text, shared with other Node processes). */
-  file: number;
-}
-const memory = (pid: number): Memory => {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number =>
-    Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
-};
-/** Medians of each field (taken separately). */
-const medianMemory = (xs: readonly Memory[]): Memory => ({
-  rss: median(xs.map((m) => m.rss)),
-  anon: median(xs.map((m) => m.anon)),
-  file: median(xs.map((m) => m.file)),
-});
-const cpuSec = (pid: number): number => {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(f[11]) + Number(f[12])) / clkTck;
-};
-/** Voluntary context switches: how often the process went to sleep, i.e. its wake-ups. */
-const wakeups = (pid: number): number =>
-  Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const percentile = (xs: number[], p: number): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
 
@@ -333,10 +299,11 @@ async function tailRun(): Promise<TailFigures> {
   server.close();
   await new Promise<void>((r) => broker.close(() => r()));
   fs.rmSync(dir, { recursive: true, force: true });
+  const m = medianMemory(rss);
   return {
-    rssBytes: medianMemory(rss).rss,
-    rssAnonBytes: medianMemory(rss).anon,
-    rssFileBytes: medianMemory(rss).file,
+    rssBytes: m.rss,
+    rssAnonBytes: m.anon,
+    rssFileBytes: m.file,
     rssMaxBytes: Math.max(...rss.map((m) => m.rss)),
     cpuFraction,
     wakeupsPerSec,
