@@ -45,11 +45,44 @@ async function wireSchemas() {
   return module.exports;
 }
 
-/** Builds the bundle and returns its size in bytes; throws if it exceeds 500 KB. */
-export async function buildSidecar() {
+/**
+ * The benchmark's stage builds (`bench:sidecar --stage`): the shipped sidecar with its pipeline swapped
+ * for `bench/transport-pipeline.ts`, which sends template records (no parsing, validation or
+ * serialisation), with or without the outbox write. Never shipped; the bundle goes beside the real one.
+ */
+export const BENCH_STAGES = {
+  full: null,
+  transport: { outbox: true },
+  'transport-no-outbox': { outbox: false },
+};
+
+/** Where a stage's bundle is written (the shipped bundle for `full`). */
+export const stageBundle = (stage) =>
+  BENCH_STAGES[stage] === null ? SIDECAR_BUNDLE : join(here, 'dist', `sidecar-stage-${stage}.cjs`);
+
+function stagePlugin(stage) {
+  const pipeline = join(here, 'bench', 'transport-pipeline.ts');
+  return {
+    name: 'bench-stage',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/pipeline$/ }, (args) =>
+        args.importer === join(here, 'src', 'sidecar.ts') ? { path: pipeline } : undefined,
+      );
+    },
+  };
+}
+
+/**
+ * Builds the bundle (or, with a stage other than `full`, a benchmark stage's) and returns its size in
+ * bytes; throws if it exceeds 500 KB.
+ */
+export async function buildSidecar(stage = 'full') {
+  if (!(stage in BENCH_STAGES)) throw new Error(`unknown stage "${stage}"`);
+  const variant = BENCH_STAGES[stage];
+  const outfile = stageBundle(stage);
   const out = await build({
     entryPoints: [join(here, 'src', 'main.ts')],
-    outfile: SIDECAR_BUNDLE,
+    outfile,
     write: false,
     bundle: true,
     // OPTIMUS_SIDECAR_NO_MINIFY=1 keeps function names, for CPU profiles (`perf`, `--cpu-prof`).
@@ -60,17 +93,21 @@ export async function buildSidecar() {
     legalComments: 'none',
     logLevel: 'warning',
     alias: { zod: join(here, 'src', 'validate', 'zod-absent.ts') },
-    define: { __OPTIMUS_WIRE_SCHEMAS__: JSON.stringify(await wireSchemas()) },
+    define: {
+      __OPTIMUS_WIRE_SCHEMAS__: JSON.stringify(await wireSchemas()),
+      ...(variant === null ? {} : { __OPTIMUS_BENCH_OUTBOX__: String(variant.outbox) }),
+    },
+    plugins: variant === null ? [] : [stagePlugin(stage)],
   });
-  const bundle = out.outputFiles.find((f) => f.path === SIDECAR_BUNDLE) ?? out.outputFiles[0];
+  const bundle = out.outputFiles.find((f) => f.path === outfile) ?? out.outputFiles[0];
   const size = bundle.contents.byteLength;
   if (size > LIMIT_BYTES) throw new Error(`sidecar bundle is ${size} bytes, over the ${LIMIT_BYTES} limit`);
   // Write beside, then rename: a process spawning the bundle while another build runs never
   // sees a half-written file.
-  mkdirSync(dirname(SIDECAR_BUNDLE), { recursive: true });
-  const tmp = `${SIDECAR_BUNDLE}.${process.pid}.${Date.now()}.tmp`;
+  mkdirSync(dirname(outfile), { recursive: true });
+  const tmp = `${outfile}.${process.pid}.${Date.now()}.tmp`;
   writeFileSync(tmp, bundle.contents);
-  renameSync(tmp, SIDECAR_BUNDLE);
+  renameSync(tmp, outfile);
   return size;
 }
 

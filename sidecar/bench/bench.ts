@@ -1,12 +1,13 @@
 /**
  * `npm run bench:sidecar -- [--json] [--duration <s>] [--lines <n>] [--rate <lines/s>]
- *   [--quiet-ms <ms>] [--idle <s>] [--node-flags=<flags>]`
+ *   [--quiet-ms <ms>] [--idle <s>] [--node-flags=<flags>] [--stage full|transport|transport-no-outbox]`
  *
  * Measures in one run: parse throughput over a generated MXNet log; steady RSS and CPU of the bundled
  * sidecar (run with its production Node flags unless `--node-flags` says otherwise) tailing a log that
  * grows at 100 lines/s; the RSS of a bare idle `node -e`; latency from a line written to its record
  * reaching an MQTT subscriber (embedded aedes on loopback); and, alongside, the CPU of the floor
  * process (see FLOOR) and of a bare 100 Hz timer, so figures from a noisy machine can be compared.
+ * `--stage` runs a benchmark-only build in place of the sidecar, to measure what its parts cost.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,14 +20,15 @@ import mqtt from 'mqtt';
 import { Ingest } from '../../controller/src/runtime/ingest';
 import { WatermarkPublisher } from '../../controller/src/runtime/watermarks';
 import { decodeMetricsPayload } from '../../shared/src/decode';
-import { buildSidecar, NODE_FLAGS, SIDECAR_BUNDLE } from '../build.mjs';
+import { BENCH_STAGES, type BenchStage, buildSidecar, NODE_FLAGS, stageBundle } from '../build.mjs';
 import { QUIET_MS_DEFAULT } from '../src/config';
 import { parseBuffer } from '../src/parse/parse-buffer';
 import { mxnetLog } from './generate';
 import { cpuSec, type Memory, medianMemory, memory, wakeups } from './proc';
 
 const USAGE = `Usage: npm run bench:sidecar -- [--json] [--duration <s>=60] [--idle <s>=60] [--rate <lines/s>=100]
-                              [--lines <n>=1000000] [--quiet-ms <ms>] [--node-flags <flags>]`;
+                              [--lines <n>=1000000] [--quiet-ms <ms>] [--node-flags <flags>]
+                              [--stage full|transport|transport-no-outbox]`;
 function parseFlags() {
   try {
     return parseArgs({
@@ -38,6 +40,7 @@ function parseFlags() {
         'node-flags': { type: 'string' },
         'quiet-ms': { type: 'string' },
         idle: { type: 'string' },
+        stage: { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -58,6 +61,20 @@ for (const k of ['duration', 'lines', 'rate', 'quiet-ms', 'idle'] as const) {
     process.exit(2);
   }
 }
+const stageName = values.stage ?? 'full';
+if (!(stageName in BENCH_STAGES)) {
+  process.stderr.write(
+    `bench:sidecar: --stage must be one of ${Object.keys(BENCH_STAGES).join(', ')}, got "${stageName}"\n${USAGE}\n`,
+  );
+  process.exit(2);
+}
+/**
+ * What runs as the sidecar: `full` is the shipped bundle; `transport` sends template records (no
+ * parsing, validation or serialisation: `bench/transport-pipeline.ts`), `transport-no-outbox` skips
+ * the outbox write too. The stages bound what a faster parser or serialiser could gain.
+ */
+const stage = stageName as BenchStage;
+const bundle = stageBundle(stage);
 const durationSec = Number(values.duration ?? 60);
 const parseLines = Number(values.lines ?? 1_000_000);
 const rate = Number(values.rate ?? 100);
@@ -208,7 +225,7 @@ async function tailRun(): Promise<TailFigures> {
       process.execPath,
       [
         ...sidecarFlags,
-        SIDECAR_BUNDLE,
+        bundle,
         '--log',
         log,
         '--broker',
@@ -318,7 +335,10 @@ async function tailRun(): Promise<TailFigures> {
 }
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(SIDECAR_BUNDLE)) {
+  if (stage !== 'full') {
+    note(`building the "${stage}" stage bundle…`);
+    await buildSidecar(stage);
+  } else if (!fs.existsSync(bundle)) {
     note('building the sidecar bundle…');
     await buildSidecar();
   }
@@ -358,6 +378,7 @@ async function main(): Promise<void> {
     durationSec,
     loadAverage1m: os.loadavg()[0],
     nodeFlags: sidecarFlags,
+    stage,
   };
   if (values.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
   else
