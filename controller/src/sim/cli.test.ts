@@ -115,6 +115,32 @@ describe('optimus trace export / simulate', () => {
     expect(doc.policies.optimus!.avgJct).toBeGreaterThan(0);
   });
 
+  it('reports the range of the per-seed JCT ratios, which holds the pooled ratio', async () => {
+    const doc = JSON.parse(
+      await cli([
+        'simulate',
+        '--workload',
+        'poisson',
+        '--jobs',
+        '6',
+        '--policies',
+        'optimus,drf',
+        '--seeds',
+        '3',
+        '--json',
+      ]),
+    ) as {
+      ratios: Record<string, { jct: number }>;
+      jctRatioRange: Record<string, { min: number; max: number }>;
+    };
+    expect(doc.jctRatioRange.optimus).toEqual({ min: 1, max: 1 });
+    const range = doc.jctRatioRange.drf!;
+    // The pooled ratio (mean ÷ mean) is a weighted mean of the per-seed ratios, so it lies between them.
+    expect(range.min).toBeLessThanOrEqual(doc.ratios.drf!.jct + 1e-3);
+    expect(range.max).toBeGreaterThanOrEqual(doc.ratios.drf!.jct - 1e-3);
+    expect(range.max).toBeGreaterThan(range.min); // three different seeds
+  });
+
   it('passes --policy-option to the policies and reports the makespan and JCT bounds', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'optimus-sim-')), 'trace.json');
     writeFileSync(

@@ -235,6 +235,23 @@ export interface ComparisonReport {
   readonly failed: Record<string, string>;
   /** Per policy, on how many seeds its avg JCT was below Optimus's (a baseline that wins, wins). */
   readonly seedsBetterThanOptimus: Record<string, number>;
+  /**
+   * Per policy, the smallest and largest of its per-seed avg-JCT ratios to Optimus (each seed's
+   * policy ÷ the same seed's Optimus): how far one seed's ratio is from the pooled one in `ratios`.
+   */
+  readonly jctRatioRange: Record<string, { min: number; max: number }>;
+}
+
+/** Min and max over seeds of `policy avg JCT ÷ Optimus avg JCT` on the same seed; null without pairs. */
+export function perSeedRatioRange(
+  perSeed: readonly RunFigures[],
+  base: readonly RunFigures[],
+): { min: number; max: number } | null {
+  const ratios = perSeed.flatMap((f, i) => {
+    const b = base[i]?.avgJct;
+    return b !== undefined && b > 0 ? [f.avgJct / b] : [];
+  });
+  return ratios.length ? { min: Math.min(...ratios), max: Math.max(...ratios) } : null;
 }
 
 /** Figures per policy and ratios = policy ÷ Optimus (null-free: Optimus is always run). */
@@ -255,8 +272,11 @@ export function comparisonReport(
   const makespanOverBound: Record<string, number> = {};
   const jctOverBound: Record<string, number> = {};
   const seedsBetterThanOptimus: Record<string, number> = {};
+  const jctRatioRange: Record<string, { min: number; max: number }> = {};
   const baseSeeds = results.get('optimus')?.perSeed ?? [];
   for (const [name, r] of results) {
+    const range = perSeedRatioRange(r.perSeed, baseSeeds);
+    if (range) jctRatioRange[name] = { min: round(range.min), max: round(range.max) };
     seedsBetterThanOptimus[name] = r.perSeed.filter(
       (f, i) => f.avgJct < (baseSeeds[i]?.avgJct ?? NaN),
     ).length;
@@ -284,5 +304,6 @@ export function comparisonReport(
     jctOverBound,
     failed: Object.fromEntries(o.failed ?? []),
     seedsBetterThanOptimus,
+    jctRatioRange,
   };
 }

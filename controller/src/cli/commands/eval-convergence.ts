@@ -25,23 +25,39 @@ export function targetsMet(r: BenchmarkResult): { medianErrorAt50: boolean; cove
  * 1/k curves, better on learning-rate drops, exponential and plateau curves; per progress level.
  */
 export function versusPaper(r: BenchmarkResult): Record<string, Record<string, boolean>> {
-  const goal: Record<string, 'not-worse' | 'better'> = {
-    inverse: 'not-worse',
-    'lr-drop': 'better',
-    exponential: 'better',
-    plateau: 'better',
-  };
+  return judge(r, (f, want) => {
+    const ours = f.ours.medianError ?? Infinity;
+    const paper = f.paper.medianError ?? Infinity;
+    return want === 'better' ? ours < paper : ours <= paper;
+  });
+}
+
+/**
+ * The same goal judged fit by fit (`paired.ts`): better = ours closer on significantly more fits
+ * (sign test, p < 0.05); not worse = the paper's procedure is not closer on significantly more.
+ */
+export function versusPaperPaired(r: BenchmarkResult): Record<string, Record<string, boolean>> {
+  return judge(r, (f, want) =>
+    want === 'better' ? f.paired.verdict === 'better' : f.paired.verdict !== 'worse',
+  );
+}
+
+const GOAL: Readonly<Record<string, 'not-worse' | 'better'>> = {
+  inverse: 'not-worse',
+  'lr-drop': 'better',
+  exponential: 'better',
+  plateau: 'better',
+};
+
+function judge(
+  r: BenchmarkResult,
+  met: (f: FamilyFigures, want: 'not-worse' | 'better') => boolean,
+): Record<string, Record<string, boolean>> {
   const out: Record<string, Record<string, boolean>> = {};
-  for (const [family, want] of Object.entries(goal)) {
+  for (const [family, want] of Object.entries(GOAL)) {
     const levels = r.families[family];
     if (!levels) continue;
-    out[family] = Object.fromEntries(
-      Object.entries(levels).map(([p, f]) => {
-        const ours = f.ours.medianError ?? Infinity;
-        const paper = f.paper.medianError ?? Infinity;
-        return [p, want === 'better' ? ours < paper : ours <= paper];
-      }),
-    );
+    out[family] = Object.fromEntries(Object.entries(levels).map(([p, f]) => [p, met(f, want)]));
   }
   return out;
 }
@@ -82,6 +98,37 @@ function printFamilies(r: BenchmarkResult): string[] {
     `${'family'.padEnd(12)} ${head}`,
     ...Object.entries(r.families).map(([f, levels]) => familyRow(f, levels, met[f])),
     '✓/✗: the goal on the median (1/k: ours ≤ paper; lr-drop, exponential, plateau: ours < paper)',
+    ...printPaired(r),
+  ];
+}
+
+function pairedRow(
+  name: string,
+  levels: Record<string, FamilyFigures>,
+  met: Record<string, boolean> = {},
+): string {
+  const cells = PROGRESS_LEVELS.map((p) => {
+    const f = levels[String(p)]?.paired;
+    if (!f) return ' '.repeat(27);
+    const mark = met[String(p)] === undefined ? ' ' : met[String(p)] ? '✓' : '✗';
+    const counts = `${f.oursCloser}/${f.ties}/${f.paperCloser}`.padStart(10);
+    return `${counts} ${f.p < 0.001 ? '<0.001' : f.p.toFixed(3)}  ${f.verdict.padEnd(13)} ${mark}`;
+  });
+  return `${name.padEnd(12)} ${cells.join('  |  ')}`;
+}
+
+function printPaired(r: BenchmarkResult): string[] {
+  const met = versusPaperPaired(r);
+  const head = PROGRESS_LEVELS.map(
+    (p) => `${String(100 * p).padStart(2)}%: W/T/L      p  verdict        `,
+  ).join('|  ');
+  return [
+    '',
+    'fit by fit on the same points (W/T/L: fits where ours is closer to the truth / as close / the paper’s is',
+    'closer; p: two-sided sign test over the fits that do not tie; a difference needs p < 0.05)',
+    `${'family'.padEnd(12)} ${head}`,
+    ...Object.entries(r.families).map(([f, levels]) => pairedRow(f, levels, met[f])),
+    '✓/✗: the goal fit by fit (1/k: the paper’s not closer on significantly more fits; others: ours on significantly more)',
   ];
 }
 
@@ -120,7 +167,12 @@ export function registerEvalConvergence(program: Command): void {
         replicates: flags.replicates,
       });
       if (flags.json === true)
-        printJson({ ...result, targetsMet: targetsMet(result), versusPaper: versusPaper(result) });
+        printJson({
+          ...result,
+          targetsMet: targetsMet(result),
+          versusPaper: versusPaper(result),
+          versusPaperPaired: versusPaperPaired(result),
+        });
       else printHuman(result);
     });
 }

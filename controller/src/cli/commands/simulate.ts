@@ -81,8 +81,13 @@ function humanTable(doc: ComparisonReport | AblationReport): string {
     if ('ratios' in doc) {
       const r = doc.ratios[name];
       const won = doc.seedsBetterThanOptimus[name] ?? 0;
+      const range = doc.jctRatioRange[name];
+      const spread =
+        range && name !== 'optimus' && doc.seeds > 1
+          ? ` (seeds ${range.min.toFixed(2)}–${range.max.toFixed(2)})`
+          : '';
       return r
-        ? `  JCT ×${r.jct.toFixed(2)}  makespan ×${r.makespan.toFixed(2)} of optimus${won > 0 ? `  (better on ${won}/${doc.seeds} seeds)` : ''}`
+        ? `  JCT ×${r.jct.toFixed(2)}${spread}  makespan ×${r.makespan.toFixed(2)} of optimus${won > 0 ? `  (better on ${won}/${doc.seeds} seeds)` : ''}`
         : '';
     }
     const v = doc.variants[name];

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runConvergenceBenchmark } from './benchmark';
 import { STANDARD_SCENARIOS } from './scenarios';
@@ -31,6 +33,7 @@ describe('runConvergenceBenchmark', () => {
         expect(f.ours.abstentions).toBeGreaterThanOrEqual(0);
         expect(f.ours.medianError).not.toBeNull();
         expect(f.paper.medianError).not.toBeNull();
+        expect(f.paired.oursCloser + f.paired.ties + f.paired.paperCloser).toBe(f.fits);
       }
     }
   });
@@ -46,11 +49,39 @@ describe('runConvergenceBenchmark', () => {
     // The fallback (20 epochs) against a truth of a few tens of epochs: a real, non-zero error.
     expect(at50?.ours.medianError).toBeGreaterThan(0);
     expect(noFit.paperForm['0.5']?.medianError).toBeNull();
+    // Fit by fit too: a fallback is what is compared, so abstaining every time loses on the paired count.
+    expect(at50?.paired.paperCloser).toBeGreaterThan(at50?.paired.oursCloser ?? Infinity);
   });
 
   it('is deterministic for a seed', () => {
     const again = runConvergenceBenchmark(STANDARD_SCENARIOS.slice(0, 2), { seed: 1, replicates: 3 });
     const once = runConvergenceBenchmark(STANDARD_SCENARIOS.slice(0, 2), { seed: 1, replicates: 3 });
     expect(again).toEqual(once);
+  });
+});
+
+describe('the README’s fit-by-fit table', () => {
+  it('is what `eval convergence` (seed 1, 30 replicates) measures', () => {
+    const readme = readFileSync(join(__dirname, '../../../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Convergence, fit by fit'));
+    const full = runConvergenceBenchmark(STANDARD_SCENARIOS, { seed: 1, replicates: 30 });
+    const names: Record<string, string> = {
+      inverse: '1/k',
+      'lr-drop': 'lr-drop',
+      'power-law': 'power-law',
+      exponential: 'exponential',
+      plateau: 'plateau',
+    };
+    for (const [family, levels] of Object.entries(full.families)) {
+      const row = section.split('\n').find((l) => l.startsWith(`| ${names[family] ?? family} `));
+      expect(row, family).toBeDefined();
+      const cells = (row ?? '').split('|').slice(2, 5);
+      ['0.25', '0.5', '0.75'].forEach((p, i) => {
+        const f = levels[p]?.paired;
+        expect(cells[i], `${family} at ${p}`).toContain(`${f?.oursCloser}/${f?.ties}/${f?.paperCloser} `);
+        const verdict = f?.verdict === 'no difference' ? 'tie' : (f?.verdict ?? '?');
+        expect(cells[i], `${family} at ${p}`).toContain(verdict);
+      });
+    }
   });
 });

@@ -6,6 +6,7 @@
 import { estimateConvergence } from './estimate';
 import type { EstimateOptions } from './estimate';
 import { fitEq1Paper } from './fit-paper';
+import { comparePaired, type PairedComparison } from './paired';
 import { predictEpoch } from './predict-epoch';
 import { priorRemaining, SIM_PRIOR_EPOCHS } from './prior';
 import { cleanPoints, epochMeans, normalise, replaceOutliers } from './preprocess';
@@ -140,6 +141,8 @@ export interface FamilyFigures {
   readonly fits: number;
   readonly ours: ProcedureFigures;
   readonly paper: ProcedureFigures;
+  /** Fit by fit on the same points (abstentions scored): which is closer, and a sign test. */
+  readonly paired: PairedComparison;
 }
 
 function procedure(errors: number[], abstained: number, n: number): ProcedureFigures {
@@ -166,6 +169,7 @@ function sideBySide(outcomes: readonly Outcome[]): FamilyFigures {
       outcomes.filter((o) => o.baselineError === null).length,
       n,
     ),
+    paired: comparePaired(outcomes.map((o) => [o.scoredError, o.baselineScoredError] as const)),
   };
 }
 
