@@ -115,6 +115,33 @@ describe('optimus trace export / simulate', () => {
     expect(doc.policies.optimus!.avgJct).toBeGreaterThan(0);
   });
 
+  it('exports a trace whose every job carries ResNet-50’s blocks, which PAA then speeds up', async () => {
+    const args = ['trace', 'export', '--workload', 'poisson', '--seed', '4', '--jobs', '6'];
+    const plain = parseTrace(JSON.parse(await cli(args)));
+    const blocked = parseTrace(JSON.parse(await cli([...args, '--parameter-blocks', 'resnet-50'])));
+    expect(blocked.jobs.map((j) => j.parameterBlocks?.length)).toEqual(plain.jobs.map(() => 157));
+    // Nothing else changes.
+    expect(blocked.jobs.map(({ parameterBlocks: _, ...rest }) => rest)).toEqual(plain.jobs);
+    const file = join(mkdtempSync(join(tmpdir(), 'optimus-sim-')), 'blocks.json');
+    writeFileSync(file, JSON.stringify(blocked));
+    const run = async (rule: string) =>
+      (
+        JSON.parse(
+          await cli([
+            'simulate',
+            '--workload',
+            file,
+            '--policies',
+            'optimus',
+            '--policy-option',
+            `parameterAssignment=${rule}`,
+            '--json',
+          ]),
+        ) as { policies: { optimus: { avgJct: number } } }
+      ).policies.optimus.avgJct;
+    expect(await run('paa')).toBeLessThan(await run('mxnet-default'));
+  });
+
   it('reports the range of the per-seed JCT ratios, which holds the pooled ratio', async () => {
     const doc = JSON.parse(
       await cli([
@@ -195,6 +222,8 @@ describe('optimus trace export / simulate', () => {
     [['simulate', '--workload', 'nope', '--json'], '--workload'],
     [['simulate', '--policies', 'optimus,magic', '--json'], '--policies'],
     [['trace', 'export', '--workload', 'nope'], '--workload'],
+    [['trace', 'export', '--workload', 'paper', '--parameter-blocks', 'vgg-16'], '--parameter-blocks'],
+    [['trace', 'export', '--workload', 'paper', '--parameter-blocks', 'constructor'], '--parameter-blocks'],
   ])('refuses %j with an error naming the flag', async (args, flag) => {
     await expect(cli(args)).rejects.toThrow(flag);
   });

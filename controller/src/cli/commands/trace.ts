@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { importDl2, parseDl2Dump } from '../../sim/dl2-import';
 import { loadMeasured } from '../../sim/load';
-import { serializeTrace } from '../../sim/trace';
+import { resnet50Blocks } from '../../scheduling/paa';
+import { serializeTrace, type Trace } from '../../sim/trace';
 import { buildWorkload, isWorkloadName, WORKLOAD_NAMES } from '../../sim/workloads';
 import { intFlag, numberFlag } from '../output';
 
@@ -38,6 +39,30 @@ interface ExportFlags {
   seed: number;
   jobs?: number;
   measured?: string;
+  parameterBlocks?: string;
+}
+
+/** Models whose parameter blocks the project derives (`--parameter-blocks`). */
+const BLOCK_MODELS = { 'resnet-50': resnet50Blocks } as const;
+
+/**
+ * `--parameter-blocks resnet-50`: every job without blocks of its own gets ResNet-50's. A what-if:
+ * the project derives no other model's blocks, so this shows what PAA adds to a workload if every
+ * model were as unbalanced under MXNet's default assignment as ResNet-50.
+ */
+function withBlocks(t: Trace, model: string | undefined): Trace {
+  if (model === undefined) return t;
+  // hasOwn: a name like "constructor" must not find Object's.
+  const make = Object.hasOwn(BLOCK_MODELS, model)
+    ? BLOCK_MODELS[model as keyof typeof BLOCK_MODELS]
+    : undefined;
+  if (!make) {
+    throw new Error(
+      `--parameter-blocks must be one of ${Object.keys(BLOCK_MODELS).join(', ')}, got "${model}"`,
+    );
+  }
+  const blocks = make();
+  return { ...t, jobs: t.jobs.map((j) => (j.parameterBlocks ? j : { ...j, parameterBlocks: blocks })) };
 }
 
 export function registerTraceCommands(program: Command): void {
@@ -49,6 +74,10 @@ export function registerTraceCommands(program: Command): void {
     .option('--seed <s>', 'workload seed', intFlag('seed', 0), 1)
     .option('--jobs <n>', 'number of jobs (default: the workload’s)', intFlag('jobs'))
     .option('--measured <csv>', 'measured-speeds CSV (default test/data/measured-speeds.csv)')
+    .option(
+      '--parameter-blocks <model>',
+      `give every job without blocks this model's parameter blocks (${Object.keys(BLOCK_MODELS).join(', ')})`,
+    )
     .action((flags: ExportFlags) => {
       if (!isWorkloadName(flags.workload)) {
         throw new Error(`--workload must be one of ${WORKLOAD_NAMES.join(', ')}, got "${flags.workload}"`);
@@ -59,7 +88,7 @@ export function registerTraceCommands(program: Command): void {
         measured,
         ...(flags.jobs === undefined ? {} : { jobs: flags.jobs }),
       });
-      process.stdout.write(serializeTrace(t));
+      process.stdout.write(serializeTrace(withBlocks(t, flags.parameterBlocks)));
     });
   trace
     .command('import')
