@@ -51,6 +51,7 @@ describe('ablation', () => {
       jctVsDrf: round3(300 / 170),
       jctVsOracle: round3(170 / 100),
       seedsBetterThanOptimus: 1,
+      jctVsOptimusRange: { min: 0.9, max: 1.25 },
       note: 'x off',
     });
     expect(doc.failed).toEqual({ 'optimus-paper strict': 'seed 1: stalled' });

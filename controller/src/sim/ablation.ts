@@ -12,7 +12,14 @@
 import type { PolicyOptions } from '../scheduling/registry';
 import { formatPolicyOptions } from '../scheduling/policy-options';
 import type { RunFigures } from './metrics';
-import { round, roundFigures, type BoundSummary, type Variant, type VariantResult } from './evaluate';
+import {
+  perSeedRatioRange,
+  round,
+  roundFigures,
+  type BoundSummary,
+  type Variant,
+  type VariantResult,
+} from './evaluate';
 
 const online = { kind: 'online' } as const;
 
@@ -102,6 +109,8 @@ export type AblationRow = RunFigures & {
   readonly jctVsOracle: number;
   /** Seeds on which the variant's avg JCT is below Optimus's. */
   readonly seedsBetterThanOptimus: number;
+  /** Smallest and largest per-seed `jctVsOptimus` (each seed's variant ÷ that seed's Optimus). */
+  readonly jctVsOptimusRange?: { readonly min: number; readonly max: number };
   readonly note?: string;
 };
 
@@ -135,12 +144,14 @@ export function ablationReport(
   for (const [name, r] of results) {
     const better = r.perSeed.filter((f, i) => f.avgJct < (base?.perSeed[i]?.avgJct ?? NaN)).length;
     const note = notes.get(name);
+    const range = perSeedRatioRange(r.perSeed, base?.perSeed ?? []);
     variants[name] = {
       ...roundFigures(r.figures),
       jctVsOptimus: round(r.figures.avgJct / (base?.figures.avgJct ?? NaN)),
       jctVsDrf: round(drf / r.figures.avgJct),
       jctVsOracle: round(r.figures.avgJct / oracle),
       seedsBetterThanOptimus: better,
+      ...(range === null ? {} : { jctVsOptimusRange: { min: round(range.min), max: round(range.max) } }),
       ...(note === undefined ? {} : { note }),
     };
   }

@@ -92,7 +92,7 @@ function humanTable(doc: ComparisonReport | AblationReport): string {
     }
     const v = doc.variants[name];
     return v
-      ? `  ×${v.jctVsOptimus.toFixed(2)} of optimus (better on ${v.seedsBetterThanOptimus}/${doc.seeds} seeds)  DRF ÷ this ${v.jctVsDrf.toFixed(2)}`
+      ? `  ×${v.jctVsOptimus.toFixed(2)}${v.jctVsOptimusRange && doc.seeds > 1 && name !== 'optimus' ? ` (seeds ${v.jctVsOptimusRange.min.toFixed(2)}–${v.jctVsOptimusRange.max.toFixed(2)})` : ''} of optimus (better on ${v.seedsBetterThanOptimus}/${doc.seeds} seeds)  DRF ÷ this ${v.jctVsDrf.toFixed(2)}`
       : '';
   };
   const lines = Object.entries(rows).map(
