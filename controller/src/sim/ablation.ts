@@ -151,7 +151,7 @@ export function ablationReport(
       jctVsDrf: round(drf / r.figures.avgJct),
       jctVsOracle: round(r.figures.avgJct / oracle),
       seedsBetterThanOptimus: better,
-      ...(range === null ? {} : { jctVsOptimusRange: { min: round(range.min), max: round(range.max) } }),
+      ...(range === null ? {} : { jctVsOptimusRange: range }),
       ...(note === undefined ? {} : { note }),
     };
   }

@@ -242,7 +242,10 @@ export interface ComparisonReport {
   readonly jctRatioRange: Record<string, { min: number; max: number }>;
 }
 
-/** Min and max over seeds of `policy avg JCT ÷ Optimus avg JCT` on the same seed; null without pairs. */
+/**
+ * Min and max over seeds of `policy avg JCT ÷ Optimus avg JCT` on the same seed, rounded like the
+ * reports' ratios; null without pairs.
+ */
 export function perSeedRatioRange(
   perSeed: readonly RunFigures[],
   base: readonly RunFigures[],
@@ -251,7 +254,7 @@ export function perSeedRatioRange(
     const b = base[i]?.avgJct;
     return b !== undefined && b > 0 ? [f.avgJct / b] : [];
   });
-  return ratios.length ? { min: Math.min(...ratios), max: Math.max(...ratios) } : null;
+  return ratios.length ? { min: round(Math.min(...ratios)), max: round(Math.max(...ratios)) } : null;
 }
 
 /** Figures per policy and ratios = policy ÷ Optimus (null-free: Optimus is always run). */
@@ -276,7 +279,7 @@ export function comparisonReport(
   const baseSeeds = results.get('optimus')?.perSeed ?? [];
   for (const [name, r] of results) {
     const range = perSeedRatioRange(r.perSeed, baseSeeds);
-    if (range) jctRatioRange[name] = { min: round(range.min), max: round(range.max) };
+    if (range) jctRatioRange[name] = range;
     seedsBetterThanOptimus[name] = r.perSeed.filter(
       (f, i) => f.avgJct < (baseSeeds[i]?.avgJct ?? NaN),
     ).length;

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { PROGRESS_LEVELS, runConvergenceBenchmark } from '../../models/convergence/benchmark';
 import type { BenchmarkResult, FamilyFigures, ProgressFigures } from '../../models/convergence/benchmark';
+import { ALPHA } from '../../models/convergence/paired';
 import { STANDARD_SCENARIOS } from '../../models/convergence/scenarios';
 import { intFlag, printJson } from '../output';
 
@@ -125,7 +126,7 @@ function printPaired(r: BenchmarkResult): string[] {
   return [
     '',
     'fit by fit on the same points (W/T/L: fits where ours is closer to the truth / as close / the paper’s is',
-    'closer; p: two-sided sign test over the fits that do not tie; a difference needs p < 0.05)',
+    `closer; p: two-sided sign test over the fits that do not tie; a difference needs p < ${ALPHA})`,
     `${'family'.padEnd(12)} ${head}`,
     ...Object.entries(r.families).map(([f, levels]) => pairedRow(f, levels, met[f])),
     '✓/✗: the goal fit by fit (1/k: the paper’s not closer on significantly more fits; others: ours on significantly more)',

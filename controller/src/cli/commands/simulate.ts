@@ -77,22 +77,22 @@ function progressBar(enabled: boolean): { onRun: (done: number, total: number) =
 /** A readable table: one line per policy/variant, figures in seconds. */
 function humanTable(doc: ComparisonReport | AblationReport): string {
   const rows = 'policies' in doc ? doc.policies : doc.variants;
+  // Optimus's own range is 1–1, and one seed has no spread.
+  const spread = (name: string, range: { min: number; max: number } | undefined): string =>
+    range && doc.seeds > 1 && name !== 'optimus'
+      ? ` (seeds ${range.min.toFixed(2)}–${range.max.toFixed(2)})`
+      : '';
   const extra = (name: string): string => {
     if ('ratios' in doc) {
       const r = doc.ratios[name];
       const won = doc.seedsBetterThanOptimus[name] ?? 0;
-      const range = doc.jctRatioRange[name];
-      const spread =
-        range && name !== 'optimus' && doc.seeds > 1
-          ? ` (seeds ${range.min.toFixed(2)}–${range.max.toFixed(2)})`
-          : '';
       return r
-        ? `  JCT ×${r.jct.toFixed(2)}${spread}  makespan ×${r.makespan.toFixed(2)} of optimus${won > 0 ? `  (better on ${won}/${doc.seeds} seeds)` : ''}`
+        ? `  JCT ×${r.jct.toFixed(2)}${spread(name, doc.jctRatioRange[name])}  makespan ×${r.makespan.toFixed(2)} of optimus${won > 0 ? `  (better on ${won}/${doc.seeds} seeds)` : ''}`
         : '';
     }
     const v = doc.variants[name];
     return v
-      ? `  ×${v.jctVsOptimus.toFixed(2)}${v.jctVsOptimusRange && doc.seeds > 1 && name !== 'optimus' ? ` (seeds ${v.jctVsOptimusRange.min.toFixed(2)}–${v.jctVsOptimusRange.max.toFixed(2)})` : ''} of optimus (better on ${v.seedsBetterThanOptimus}/${doc.seeds} seeds)  DRF ÷ this ${v.jctVsDrf.toFixed(2)}`
+      ? `  ×${v.jctVsOptimus.toFixed(2)}${spread(name, v.jctVsOptimusRange)} of optimus (better on ${v.seedsBetterThanOptimus}/${doc.seeds} seeds)  DRF ÷ this ${v.jctVsDrf.toFixed(2)}`
       : '';
   };
   const lines = Object.entries(rows).map(
