@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../controller/src/config/env';
-import { rbacRuleSets, type RbacRule } from '../../controller/src/k8s/crd';
+import { rbacRuleSets, type RbacRule } from '../../controller/src/k8s/api/crd';
 import { CHART_DIR, REPO_ROOT, ensureHelm } from './helm';
 import { NAMESPACE, findObject, renderChart, type K8sObject } from './render';
 

@@ -5,7 +5,7 @@
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ANNOTATION_INJECT } from '../../controller/src/k8s/names';
+import { ANNOTATION_INJECT } from '../../controller/src/k8s/api/names';
 import { ensureHelm } from './helm';
 import { NAMESPACE, findObject, renderChart, type K8sObject } from './render';
 

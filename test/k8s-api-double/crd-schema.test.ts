@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { crdManifest } from '../../controller/src/k8s/crd';
-import { API_VERSION, VERSION } from '../../controller/src/k8s/names';
+import { crdManifest } from '../../controller/src/k8s/api/crd';
+import { API_VERSION, VERSION } from '../../controller/src/k8s/api/names';
 import { replicaSpecs } from '../../controller/src/k8s/testing';
 import { admitCustomResource, validateCustomResource } from './crd-schema';
 import { compileLabelSelector } from './label-selector';

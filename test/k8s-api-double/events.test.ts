@@ -1,7 +1,7 @@
 import { ApiException, CoreV1Api, EventsV1Api, V1MicroTime } from '@kubernetes/client-node';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
+import { kubeConfigFor } from '../../controller/src/k8s/api/kube-config';
 import type { ApiDouble } from './server';
 import { startApiDouble } from './server';
 

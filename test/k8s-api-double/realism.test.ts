@@ -12,7 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
+import { kubeConfigFor } from '../../controller/src/k8s/api/kube-config';
 import { FakeCluster } from './fake-cluster';
 import type { ApiDouble } from './server';
 import { startApiDouble } from './server';

@@ -10,8 +10,8 @@ import {
 } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
-import { API_VERSION, VERSION } from '../../controller/src/k8s/names';
+import { kubeConfigFor } from '../../controller/src/k8s/api/kube-config';
+import { API_VERSION, VERSION } from '../../controller/src/k8s/api/names';
 import { replicaSpecs } from '../../controller/src/k8s/testing';
 import type { ApiDouble } from './server';
 import { startApiDouble } from './server';

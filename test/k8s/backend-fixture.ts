@@ -2,7 +2,7 @@
 import { loadConfig } from '../../controller/src/config/env';
 import { createKubernetesBackend } from '../../controller/src/k8s';
 import type { KubernetesBackend, KubernetesBackendOptions } from '../../controller/src/k8s';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
+import { kubeConfigFor } from '../../controller/src/k8s/api/kube-config';
 import {
   type KubernetesRun,
   type KubernetesRunOptions,

@@ -3,18 +3,18 @@
  * scheduler/kubelet, and helpers to submit jobs and read what runs.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { crdManifest } from '../../controller/src/k8s/crd';
-import { makeClients } from '../../controller/src/k8s/clients';
-import type { KubeClients } from '../../controller/src/k8s/clients';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
-import type { OptimusJob } from '../../controller/src/k8s/optimus-job';
+import { crdManifest } from '../../controller/src/k8s/api/crd';
+import { makeClients } from '../../controller/src/k8s/api/clients';
+import type { KubeClients } from '../../controller/src/k8s/api/clients';
+import { kubeConfigFor } from '../../controller/src/k8s/api/kube-config';
+import type { OptimusJob } from '../../controller/src/k8s/api/optimus-job';
 import { FakeCluster } from '../k8s-api-double/fake-cluster';
 import type { FakeClusterOptions, NodeOptions } from '../k8s-api-double/fake-cluster';
 import type { ApiDouble } from '../k8s-api-double/server';
 import { startApiDouble } from '../k8s-api-double/server';
-import { formatQuantity } from '../../controller/src/k8s/quantity';
+import { formatQuantity } from '../../controller/src/k8s/api/quantity';
 import type { Resources } from '../../shared/src/units';
-import { API_VERSION, VERSION } from '../../controller/src/k8s/names';
+import { API_VERSION, VERSION } from '../../controller/src/k8s/api/names';
 import { podTemplate } from '../../controller/src/k8s/testing';
 
 export interface TestCluster {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KubernetesBackend } from '../../controller/src/k8s';
-import { KEY_JOB, KEY_RECORDS, configMapNameOf } from '../../controller/src/k8s/cluster-store';
-import { recordBytes } from '../../controller/src/k8s/observation-budget';
+import { KEY_JOB, KEY_RECORDS, configMapNameOf } from '../../controller/src/k8s/store/cluster-store';
+import { recordBytes } from '../../controller/src/k8s/store/observation-budget';
 import type { RuntimeDocument, StoredRecord } from '../../controller/src/runtime/backend';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';

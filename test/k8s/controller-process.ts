@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
+import { kubeConfigFor } from '../../controller/src/k8s/api/kube-config';
 import type { K8sObject, StoredEvent } from '../k8s-api-double/store';
 import { CONTROLLER_TOKEN } from './backend-fixture';
 import type { TestCluster } from './cluster-fixture';

@@ -11,8 +11,8 @@
  */
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KEY_JOB, configMapNameOf } from '../../controller/src/k8s/cluster-store';
-import type { OptimusJob } from '../../controller/src/k8s/optimus-job';
+import { KEY_JOB, configMapNameOf } from '../../controller/src/k8s/store/cluster-store';
+import type { OptimusJob } from '../../controller/src/k8s/api/optimus-job';
 import type { KubernetesRun } from '../../controller/src/k8s/run-kubernetes';
 import type { EmbeddedBroker } from '../../controller/src/local/broker';
 import { startEmbeddedBroker } from '../../controller/src/local/broker';

@@ -8,8 +8,8 @@ import {
   CredentialsDistributor,
   LABEL_COPIED_FROM,
   startCredentialsSync,
-} from '../../controller/src/k8s/credentials';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
+} from '../../controller/src/k8s/broker/credentials';
+import { kubeConfigFor } from '../../controller/src/k8s/api/kube-config';
 import type { KubernetesRun } from '../../controller/src/k8s/run-kubernetes';
 import { runKubernetes } from '../../controller/src/k8s/run-kubernetes';
 import type { EmbeddedBroker } from '../../controller/src/local/broker';

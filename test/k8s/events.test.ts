@@ -2,7 +2,7 @@ import type { EventsV1Event } from '@kubernetes/client-node';
 import { EventsV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubernetesBackend } from '../../controller/src/k8s';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
+import { kubeConfigFor } from '../../controller/src/k8s/api/kube-config';
 import type { TaskPlacement } from '../../controller/src/scheduling/types';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';

@@ -1,9 +1,9 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { WatchedList } from '../../controller/src/k8s/watched-list';
+import { WatchedList } from '../../controller/src/k8s/api/watched-list';
 import type { ExecutorHarness, RunningJob } from '../contracts/executor-contract';
 import { CONTRACT_SERVERS, describeExecutorContract } from '../contracts/executor-contract';
-import { createExecutor } from '../../controller/src/k8s/executor-factory';
-import { splitJobId } from '../../controller/src/k8s/names';
+import { createExecutor } from '../../controller/src/k8s/rollout/executor-factory';
+import { splitJobId } from '../../controller/src/k8s/api/names';
 import type { TaskPlacement } from '../../controller/src/scheduling/types';
 import { startTestCluster } from './cluster-fixture';
 

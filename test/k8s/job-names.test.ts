@@ -4,7 +4,7 @@
  * creates nothing, while a job at the length limit runs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_JOB_NAME_LENGTH } from '../../controller/src/k8s/names';
+import { MAX_JOB_NAME_LENGTH } from '../../controller/src/k8s/api/names';
 import type { KubernetesRun } from '../../controller/src/k8s/run-kubernetes';
 import type { EmbeddedBroker } from '../../controller/src/local/broker';
 import { startEmbeddedBroker } from '../../controller/src/local/broker';

@@ -3,7 +3,7 @@
  * takes the lease over resumes every job with its observations, bounded in size.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { KEY_RECORDS, configMapNameOf } from '../../controller/src/k8s/cluster-store';
+import { KEY_RECORDS, configMapNameOf } from '../../controller/src/k8s/store/cluster-store';
 import type { KubernetesRun } from '../../controller/src/k8s/run-kubernetes';
 import type { EmbeddedBroker } from '../../controller/src/local/broker';
 import { startEmbeddedBroker } from '../../controller/src/local/broker';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { rbacRules } from '../../controller/src/k8s';
-import { SecretCredentials } from '../../controller/src/k8s/broker-credentials';
-import { allowedBy } from '../../controller/src/k8s/crd';
-import { CredentialsDistributor } from '../../controller/src/k8s/credentials';
+import { SecretCredentials } from '../../controller/src/k8s/broker/broker-credentials';
+import { allowedBy } from '../../controller/src/k8s/api/crd';
+import { CredentialsDistributor } from '../../controller/src/k8s/broker/credentials';
 import { startTestCluster } from './cluster-fixture';
 import { CONTROLLER_TOKEN, startBackend, until } from './backend-fixture';
 import { jobRecordOf, storedRecord, storeOf } from './store-fixture';

@@ -3,11 +3,11 @@
  * must still disappear from the stored object, at any depth.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeClients } from '../../controller/src/k8s/clients';
-import { JobApi } from '../../controller/src/k8s/job-api';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
-import { ProgressPublisher } from '../../controller/src/k8s/progress-publisher';
-import { MAX_MODELS_BYTES, StatusReporter } from '../../controller/src/k8s/status-reporter';
+import { makeClients } from '../../controller/src/k8s/api/clients';
+import { JobApi } from '../../controller/src/k8s/api/job-api';
+import { kubeConfigFor } from '../../controller/src/k8s/api/kube-config';
+import { ProgressPublisher } from '../../controller/src/k8s/status/progress-publisher';
+import { MAX_MODELS_BYTES, StatusReporter } from '../../controller/src/k8s/status/status-reporter';
 import type { JobReport } from '../../controller/src/runtime/backend';
 import { CONTROLLER_TOKEN } from './backend-fixture';
 import type { TestCluster } from './cluster-fixture';

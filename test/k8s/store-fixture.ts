@@ -1,7 +1,7 @@
 /** Builders for the cluster-store tests: runtime job records and metrics records of a cluster job. */
 import type { KubernetesBackend } from '../../controller/src/k8s';
-import { ClusterStore } from '../../controller/src/k8s/cluster-store';
-import type { ClusterStoreOptions } from '../../controller/src/k8s/cluster-store';
+import { ClusterStore } from '../../controller/src/k8s/store/cluster-store';
+import type { ClusterStoreOptions } from '../../controller/src/k8s/store/cluster-store';
 import { toJobSpecInput } from '../../controller/src/k8s/runtime-backend';
 import type { StoredRecord } from '../../controller/src/runtime/backend';
 import type { JobRecord } from '../../controller/src/runtime/job-record';

@@ -1,7 +1,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { kubeConfigFor } from '../../controller/src/k8s/kube-config';
-import { WatchedList } from '../../controller/src/k8s/watched-list';
+import { kubeConfigFor } from '../../controller/src/k8s/api/kube-config';
+import { WatchedList } from '../../controller/src/k8s/api/watched-list';
 import type { TestCluster } from './cluster-fixture';
 import { startTestCluster } from './cluster-fixture';
 import { CONTROLLER_TOKEN } from './backend-fixture';

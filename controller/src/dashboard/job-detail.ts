@@ -5,7 +5,7 @@
  */
 import { fittedLoss } from '../models/convergence/fitted-curve';
 import type { ConvergenceEstimate, LossPoint } from '../models/convergence/types';
-import type { JobView, WhatIf } from '../http/api-schemas';
+import type { JobView, WhatIf } from '../runtime/api-schemas';
 import type { JobRecord } from '../runtime/job-record';
 import type { JobShape } from '../scheduling/types';
 import type { DecisionEntry, PredictionPoint } from './history';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobView } from '../http/api-schemas';
+import type { JobView } from '../runtime/api-schemas';
 import { newJobRecord } from '../runtime/job-record';
 import { testJobSpec } from '../runtime/testing';
 import { jobRows, progressOf, queuePositions, waitingInWords } from './job-rows';

@@ -2,7 +2,7 @@
  * The Jobs table of the dashboard: one row per job with its state, shape, progress, predicted
  * completion, restarts, queue position and, for a job that waits, the reason in words. Pure.
  */
-import type { JobView } from '../http/api-schemas';
+import type { JobView } from '../runtime/api-schemas';
 import type { JobPhase, JobRecord } from '../runtime/job-record';
 import { plural } from '../scheduling/words';
 import type { JobShape } from '../scheduling/types';

@@ -4,7 +4,7 @@
  * (a `progress` event) when something they show changed between rounds. The I/O edge of the
  * dashboard: the only part with a timer.
  */
-import type { JobView, WhatIf } from '../http/api-schemas';
+import type { JobView, WhatIf } from '../runtime/api-schemas';
 import type { RuntimeEvent } from '../runtime/events';
 import { clusterView, utilisationPoint } from './cluster-view';
 import { decisionEntries, finishEntry } from './decisions';

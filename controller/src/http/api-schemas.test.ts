@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Controller } from '../runtime/controller';
 import { buildController, speedRecord, testJobSpec } from '../runtime/testing';
-import { jobViewSchema, whatIfSchema } from './api-schemas';
+import { jobViewSchema, whatIfSchema } from '../runtime/api-schemas';
 import { createApp } from './app';
 
 let wall = 1_000;

@@ -10,7 +10,7 @@ import type { History } from '../dashboard/history';
 import { jobDetail } from '../dashboard/job-detail';
 import { overview } from '../dashboard/job-rows';
 import type { DashboardSource } from '../dashboard/source';
-import type { JobView, WhatIf } from './api-schemas';
+import type { JobView, WhatIf } from '../runtime/api-schemas';
 import { ApiError } from './errors';
 
 export interface DashboardRoutesOptions {

@@ -1,12 +1,18 @@
 /**
  * The OpenAPI 3.1 document of the HTTP API (`GET /api/v1/openapi.json`), generated from the same
- * zod schemas that validate requests (`job-spec.ts`) and describe answers (`api-schemas.ts`), with
+ * zod schemas that validate requests (`job-spec.ts`) and describe answers (`runtime/api-schemas.ts`), with
  * @asteasolutions/zod-to-openapi: the document cannot drift from what is checked and served.
  */
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { jobSpecSchema } from '../runtime/job-spec';
-import { errorSchema, eventSchemas, jobListSchema, jobViewSchema, whatIfSchema } from './api-schemas';
+import {
+  errorSchema,
+  eventSchemas,
+  jobListSchema,
+  jobViewSchema,
+  whatIfSchema,
+} from '../runtime/api-schemas';
 
 const json = (schema: z.ZodType, description: string) => ({
   description,

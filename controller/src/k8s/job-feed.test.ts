@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { JobSpec } from '../runtime/job-spec';
 import type { JobSink } from './job-feed';
 import { syncJobs } from './job-feed';
-import type { JobEntry } from './job-source';
-import type { OptimusJob } from './optimus-job';
-import { parseSpec } from './optimus-job';
+import type { JobEntry } from './observe/job-source';
+import type { OptimusJob } from './api/optimus-job';
+import { parseSpec } from './api/optimus-job';
 import { replicaSpecs } from './testing';
 
 const spec = {

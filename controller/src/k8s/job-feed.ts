@@ -6,12 +6,12 @@
 import type { Resources } from '../../../shared/src/units';
 import type { JobSpec } from '../runtime/job-spec';
 import { jobIdOf, parseJobSpec } from '../runtime/job-spec';
-import { CONDITION, setCondition } from './conditions';
-import type { JobApi, StatusChange } from './job-api';
-import type { JobEntry } from './job-source';
-import { currentOf, isFinished } from './job-source';
-import { jobNameProblem, splitJobId } from './names';
-import type { OptimusJob } from './optimus-job';
+import { CONDITION, setCondition } from './api/conditions';
+import type { JobApi, StatusChange } from './api/job-api';
+import type { JobEntry } from './observe/job-source';
+import { currentOf, isFinished } from './observe/job-source';
+import { jobNameProblem, splitJobId } from './api/names';
+import type { OptimusJob } from './api/optimus-job';
 import { toJobSpecInput } from './runtime-backend';
 
 /** The part of the runtime's controller the feed drives. */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CONDITION } from './conditions';
-import { crdManifest } from './crd';
+import { CONDITION } from './api/conditions';
+import { crdManifest } from './api/crd';
 import type { Rejection } from './job-feed';
 import { rejectionStatus, syncJobs } from './job-feed';
-import type { JobEntry } from './job-source';
-import type { OptimusJob, OptimusJobStatus } from './optimus-job';
-import { parseSpec } from './optimus-job';
+import type { JobEntry } from './observe/job-source';
+import type { OptimusJob, OptimusJobStatus } from './api/optimus-job';
+import { parseSpec } from './api/optimus-job';
 import {
   DNS_LABEL_MAX,
   JOB_NAME_PATTERN,
@@ -15,7 +15,7 @@ import {
   POD_ROLES,
   jobNameProblem,
   podName,
-} from './names';
+} from './api/names';
 import { minimalJobSpec } from './testing';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

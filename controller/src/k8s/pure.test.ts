@@ -1,11 +1,11 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { podRequests, serversFrom } from './cluster-view';
-import { setCondition } from './conditions';
-import { verdictFrom } from './completion';
-import { parseSpec } from './optimus-job';
-import { podState } from './pod-state';
-import { parseQuantity } from './quantity';
+import { podRequests, serversFrom } from './observe/cluster-view';
+import { setCondition } from './api/conditions';
+import { verdictFrom } from './observe/completion';
+import { parseSpec } from './api/optimus-job';
+import { podState } from './rollout/pod-state';
+import { parseQuantity } from './api/quantity';
 import { minimalJobSpec, replicaSpecs } from './testing';
 
 describe('parseQuantity', () => {

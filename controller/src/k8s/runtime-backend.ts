@@ -6,12 +6,12 @@ import type { Backend, BackendEvents, JobReport, Observation } from '../runtime/
 import type { JobSpec, JobSpecInput } from '../runtime/job-spec';
 import { jobIdOf } from '../runtime/job-spec';
 import type { KubernetesBackend } from './index';
-import type { JobEntry } from './job-source';
+import type { JobEntry } from './observe/job-source';
 import type { Resources } from '../../../shared/src/units';
-import { demandOf } from './optimus-job';
-import { nodeConstraintsOf } from './node-constraints';
-import { addResources } from './quantity';
-import { ProgressPublisher } from './progress-publisher';
+import { demandOf } from './api/optimus-job';
+import { nodeConstraintsOf } from './observe/node-constraints';
+import { addResources } from './api/quantity';
+import { ProgressPublisher } from './status/progress-publisher';
 
 /**
  * An OptimusJob → the runtime's job spec input (validated by the runtime's own schema).

@@ -4,7 +4,7 @@
  * with the elapsed time, the time scale and why a job waits. Elsewhere (a pipe, a file, CI): one
  * plain line per change.
  */
-import type { JobView } from '../http/api-schemas';
+import type { JobView } from '../runtime/api-schemas';
 import { compactDuration, duration, fit } from '../dashboard/format';
 import { jobRows, type JobRow } from '../dashboard/job-rows';
 import type { Controller } from '../runtime/controller';

@@ -6,10 +6,11 @@ import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { TaskId } from '../../../shared/src/topics';
 import type { Executor } from '../planning/types';
 import type { ServerSnapshot, TaskRole } from '../scheduling/types';
+import type { JobEnd } from './job-end';
 import type { JobPhase, JobRecord } from './job-record';
 import type { JobSpec } from './job-spec';
 
-export type JobOutcome = 'succeeded' | 'failed';
+export type { JobEnd, JobOutcome } from './job-end';
 
 export interface BackendEvents {
   /**
@@ -27,14 +28,6 @@ export interface ObservedTask {
   readonly index: number;
   readonly server: string;
   readonly state: TaskState;
-}
-
-/** How a job ended, as the backend observed or recorded it. */
-export interface JobEnd {
-  readonly outcome: JobOutcome;
-  /** A short machine-readable reason (`WorkersSucceeded`, `WorkerFailed`, `Converged`…). */
-  readonly reason: string;
-  readonly message: string;
 }
 
 /** What the backend observes of one job: never what the runtime remembers. */

@@ -3,7 +3,7 @@
  * restarts. This is the part that is persisted as a document (observations are replayed).
  */
 import type { JobShape } from '../scheduling/types';
-import type { JobEnd } from './backend';
+import type { JobEnd } from './job-end';
 import type { JobSpec } from './job-spec';
 import type { ShapeSpan } from './observations';
 

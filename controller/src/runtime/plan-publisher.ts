@@ -4,7 +4,7 @@
  */
 import { planTopic } from '../../../shared/src/topics';
 import type { Clock } from './clock';
-import type { Publisher } from './controller';
+import type { Publisher } from './controller-options';
 import { planMessage, type JobEntry } from './job-entry';
 
 export class PlanPublisher {

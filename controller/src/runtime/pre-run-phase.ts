@@ -11,7 +11,8 @@ import type { Core, CurrentJob } from './core';
 import type { JobEntry } from './job-entry';
 import { jobIdOf } from './job-spec';
 import { usageOf } from './observation';
-import { placePreRun, roleFilter, seedOf } from './pre-run';
+import { placePreRun, roleFilter } from '../scheduling/placement/pre-run-placement';
+import { seedOf } from './pre-run';
 import { MIN_FIT_SHAPES } from './refit';
 
 export interface PreRunContext {

@@ -25,7 +25,7 @@ import { jobIdOf } from './job-spec';
 import type { RuntimeMetrics } from './metrics';
 import { addUsage, heldBy, holdsAnything, maxUsage, stoppingTasks, usageOf } from './observation';
 import { preRunPhase } from './pre-run-phase';
-import { freeResources } from './pre-run';
+import { freeResources } from '../scheduling/placement/pre-run-placement';
 import { isTerminal, reconcileJob, type ReconcileTime } from './reconcile';
 import { refitJob } from './refit';
 import { SpeedPeers } from './speed-peers';

@@ -13,7 +13,7 @@
  * or with a role or index that means nothing to Optimus, is not identified.
  */
 import { nameSegmentSchema } from '../../../../shared/src/topics';
-import type { PodRole } from '../names';
+import type { PodRole } from '../api/names';
 import {
   ANNOTATION_INDEX,
   ANNOTATION_JOB,
@@ -21,7 +21,7 @@ import {
   LABEL_INDEX,
   LABEL_JOB,
   LABEL_ROLE,
-} from '../names';
+} from '../api/names';
 
 export const KUBEFLOW_JOB_NAME = 'training.kubeflow.org/job-name' as const;
 export const KUBEFLOW_REPLICA_TYPE = 'training.kubeflow.org/replica-type' as const;

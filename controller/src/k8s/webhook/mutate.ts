@@ -17,7 +17,7 @@
 import { posix } from 'node:path';
 import type { V1Container, V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { isTeeWrapped, wrapWithTee } from '../log-tee';
+import { isTeeWrapped, wrapWithTee } from '../rollout/log-tee';
 import {
   doneFileIn,
   ANNOTATION_BATCH_SIZE,
@@ -31,9 +31,9 @@ import {
   LOG_VOLUME,
   SIDECAR_NAME,
   SYSTEM_NAMESPACES,
-} from '../names';
-import { jobBrokerSecretName } from '../broker-credentials';
-import { trainingContainerIndex } from '../pod-template';
+} from '../api/names';
+import { jobBrokerSecretName } from '../broker/broker-credentials';
+import { trainingContainerIndex } from '../rollout/pod-template';
 import type { PodIdentity } from './identity';
 import { identify } from './identity';
 import type { SidecarConfig } from './sidecar-config';

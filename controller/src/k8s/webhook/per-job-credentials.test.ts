@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION_INJECT, LABEL_INDEX, LABEL_JOB, LABEL_ROLE } from '../names';
+import { ANNOTATION_INJECT, LABEL_INDEX, LABEL_JOB, LABEL_ROLE } from '../api/names';
 import { mutate } from './mutate';
 
 const pod: V1Pod = {

@@ -15,6 +15,7 @@ import { shrinkToFit } from './shrink-to-fit';
 import { guardedFit, strandingReserve, type FitTest } from './stranding';
 import { TaskListBuilder } from './task-list';
 import { shapeWords } from '../words';
+import type { ServerCount } from './server-count';
 
 export interface FewestServersOptions {
   /**
@@ -88,13 +89,6 @@ export function fewestServersPlacer(options: FewestServersOptions = {}): Placer 
       return { placed, unplaced, shrunk };
     },
   };
-}
-
-/** Tasks of one job on one server. */
-export interface ServerCount {
-  readonly server: number;
-  readonly ps: number;
-  readonly workers: number;
 }
 
 /** Total demand in dominant shares: the paper's "ascending order of total demand". */

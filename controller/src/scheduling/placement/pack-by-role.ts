@@ -8,7 +8,7 @@
 import type { PreparedJob } from '../core/prepare';
 import { fits, subtract } from '../core/resource-vector';
 import type { JobShape } from '../types';
-import type { ServerCount } from './fewest-servers';
+import type { ServerCount } from './server-count';
 import type { ServerIndex } from './server-index';
 import type { FitTest } from './stranding';
 

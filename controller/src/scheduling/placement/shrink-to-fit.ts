@@ -10,7 +10,7 @@
 import type { PreparedJob } from '../core/prepare';
 import { remainingSeconds, saving } from '../core/remaining-time';
 import type { JobShape } from '../types';
-import type { ServerCount } from './fewest-servers';
+import type { ServerCount } from './server-count';
 import { packByRole } from './pack-by-role';
 import type { ServerIndex } from './server-index';
 
