@@ -1,6 +1,7 @@
 /** Helpers of the end-to-end tests: retained-topic snapshots, polling, a CLI child process. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import mqtt from 'mqtt';
+import { decodePayload } from '../../shared/src/decode';
 import { jobPlanSchema, type JobPlan } from '../../shared/src/schemas';
 import { PLAN_FILTER, parseTopic } from '../../shared/src/topics';
 
@@ -13,14 +14,19 @@ export async function retainedPlans(url: string): Promise<Map<string, JobPlan>> 
     reconnectPeriod: 0,
   });
   const out = new Map<string, JobPlan>();
+  const bad: string[] = [];
   client.on('message', (topic, payload, packet) => {
     const t = parseTopic(topic);
     if (!packet.retain || t?.kind !== 'plan' || payload.length === 0) return;
-    out.set(`${t.job.namespace}/${t.job.job}`, jobPlanSchema.parse(JSON.parse(payload.toString())));
+    // The one decoder of the wire, as every reader: a plan that does not parse fails the test.
+    const plan = decodePayload(jobPlanSchema, payload);
+    if (plan.ok) out.set(`${t.job.namespace}/${t.job.job}`, plan.value);
+    else bad.push(`${topic}: ${plan.detail}`);
   });
   await client.subscribeAsync(PLAN_FILTER, { qos: 1 });
   await sleep(300);
   await client.endAsync();
+  if (bad.length > 0) throw new Error(`retained plans that do not decode: ${bad.join('; ')}`);
   return out;
 }
 

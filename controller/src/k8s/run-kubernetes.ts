@@ -28,7 +28,7 @@ import { CONTROLLER_STATUS_TOPIC } from '../../../shared/src/topics';
 import { withBrokerAccess } from '../broker-access/with-broker-access';
 import type { JobAccess } from '../broker-access/job-access';
 import { brokerAccess } from './broker/broker-access';
-import { checkpointFromMessage } from './rollout/checkpoint-feed';
+import { checkpointsFromMessage } from './rollout/checkpoint-feed';
 import { EVENT_REASON, registerEventMetrics } from './status/events';
 import { ClusterStore } from './store/cluster-store';
 import type { KubernetesBackend } from './index';
@@ -171,8 +171,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     password,
     ca: cfg.brokerCaFile ? readFileSync(cfg.brokerCaFile, 'utf8') : undefined,
     onMessage: (topic, payload) => {
-      const cp = checkpointFromMessage(topic, payload);
-      if (cp) backend.checkpoints.record(cp.jobId, cp.atMs);
+      for (const cp of checkpointsFromMessage(topic, payload)) backend.checkpoints.record(cp.jobId, cp.atMs);
       controller?.handleMessage(topic, payload);
     },
     onError: (err) => log.warn({ err }, 'mqtt connection'),

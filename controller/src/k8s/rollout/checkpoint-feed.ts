@@ -1,16 +1,21 @@
 /** Picks checkpoint reports out of the telemetry stream (the sidecar's `checkpoint` records). */
-import { decodePayload } from '../../../../shared/src/decode';
-import { metricsRecordSchema } from '../../../../shared/src/schemas';
+import { decodeMetricsPayload } from '../../../../shared/src/decode';
 import { jobKey, parseTopic } from '../../../../shared/src/topics';
 
-/** The job and time of a checkpoint record, or null for anything else (left to the runtime's ingest). */
-export function checkpointFromMessage(
+/**
+ * The job and time of every checkpoint record of a metrics message, in either wire version (v1: one
+ * record, v2: a batch — what the sidecar sends); nothing for anything else (the runtime's ingest
+ * counts what is invalid).
+ */
+export function checkpointsFromMessage(
   topic: string,
   payload: Uint8Array | string,
-): { jobId: string; atMs: number } | null {
+): { jobId: string; atMs: number }[] {
   const t = parseTopic(topic);
-  if (t?.kind !== 'metrics') return null;
-  const d = decodePayload(metricsRecordSchema, payload);
-  if (!d.ok || d.value.kind !== 'checkpoint') return null;
-  return { jobId: jobKey(t.task), atMs: d.value.ts };
+  if (t?.kind !== 'metrics') return [];
+  const d = decodeMetricsPayload(payload);
+  if (!d.ok) return [];
+  return d.records.flatMap((r) =>
+    r.ok && r.value.kind === 'checkpoint' ? [{ jobId: jobKey(t.task), atMs: r.value.ts }] : [],
+  );
 }
