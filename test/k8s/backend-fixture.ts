@@ -8,7 +8,7 @@ import {
   type KubernetesRunOptions,
   runKubernetes,
 } from '../../controller/src/k8s/run-kubernetes';
-import type { ExecutionResult } from '../../controller/src/planning/types';
+import type { ExecutionResult } from '../../controller/src/k8s/rollout/executor';
 import type { JobEnd } from '../../controller/src/runtime/backend';
 import type { TestCluster } from './cluster-fixture';
 

@@ -112,6 +112,13 @@ describe('status.models against the API double', () => {
     const report = (models: Record<string, unknown>): JobReport => ({
       jobId: 'default/cifar',
       phase: 'running',
+      current: null,
+      target: null,
+      restarts: 0,
+      end: null,
+      reason: null,
+      degraded: null,
+      restartCost: {},
       progress: null,
       predictedCompletionMs: null,
       models,

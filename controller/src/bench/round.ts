@@ -9,8 +9,7 @@ import { pino } from 'pino';
 import { GiB } from '../../../shared/src/units';
 import { metricsTopic } from '../../../shared/src/topics';
 import type { MetricsRecord } from '../../../shared/src/schemas';
-import type { ExecutionResult, Plan } from '../planning/types';
-import type { Backend, Observation, ObservedJob } from '../runtime/backend';
+import type { Backend, Executor, Observation, ObservedJob, StepRequest } from '../runtime/backend';
 import { scaledClock } from '../runtime/clock';
 import { Controller } from '../runtime/controller';
 import type { CurrentJob } from '../runtime/core';
@@ -38,18 +37,29 @@ export interface RoundBenchResult {
   readonly rounds: number;
 }
 
-/** An in-memory cluster: what the executor applies is what the next observation shows. */
+/** An in-memory cluster: what the executor's steps do is what the next observation shows. */
 class BenchBackend implements Backend {
   readonly running = new Map<string, CurrentJob>();
   private readonly known = new Set<string>();
-  readonly executor = {
-    execute: async (plan: Plan): Promise<ExecutionResult> => {
-      for (const a of plan.actions) {
-        if (a.kind === 'start' || a.kind === 'resize')
-          this.running.set(a.jobId, { shape: a.shape, placement: a.placement });
-        else if (a.kind === 'suspend' || a.kind === 'finish') this.running.delete(a.jobId);
-      }
-      return { applied: [...plan.actions], failed: [] };
+  readonly executor: Executor = {
+    step: async (r: StepRequest) => {
+      const placement = this.running.get(r.jobId)?.placement ?? [];
+      const { step } = r;
+      const same = (a: { role: string; index: number }, b: { role: string; index: number }): boolean =>
+        a.role === b.role && a.index === b.index;
+      const next =
+        step.kind === 'record-end'
+          ? []
+          : step.kind === 'stop'
+            ? placement.filter((p) => !step.tasks.some((t) => same(p, t)))
+            : [
+                ...placement.filter((p) => !step.tasks.some((t) => same(p, t))),
+                ...step.tasks.map(({ role, index, server }) => ({ role, index, server })),
+              ];
+      const ps = next.filter((p) => p.role === 'ps').length;
+      if (next.length === 0) this.running.delete(r.jobId);
+      else this.running.set(r.jobId, { shape: { ps, workers: next.length - ps }, placement: next });
+      return { kind: 'done' };
     },
   };
 

@@ -7,6 +7,7 @@ import { decisionEntries, finishEntry } from './decisions';
 const rec = (o: Partial<ObservedRecord>): ObservedRecord => ({
   ...newJobRecord(testJobSpec('a'), 0),
   current: null,
+  inFlight: false,
   ...o,
 });
 const preRun = rec({

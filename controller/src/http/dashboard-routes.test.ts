@@ -8,6 +8,7 @@ import { dashboardRoutes } from './dashboard-routes';
 
 const record = {
   ...newJobRecord(testJobSpec('a'), 0),
+  inFlight: false,
   current: {
     shape: { ps: 1, workers: 2 },
     placement: [

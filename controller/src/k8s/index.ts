@@ -10,8 +10,10 @@
  * if (backend.leader.isLeader()) await backend.executor.execute(plan);
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import type { ExecuteOptions, ExecutionResult, Executor, Plan } from '../planning/types';
-import type { Observation } from '../runtime/backend';
+import type { Plan } from '../planning/types';
+import type { Executor, Observation, StepOutcome, StepRequest } from '../runtime/backend';
+import type { ExecuteOptions, ExecutionResult, PlanExecutor } from './rollout/executor';
+import { stepsOverPlans } from './rollout/plan-steps';
 import type { ServerSnapshot } from '../scheduling/types';
 import type { CheckpointSignal } from './rollout/checkpoint-signal';
 import { CheckpointLedger } from './rollout/checkpoint-signal';
@@ -64,8 +66,8 @@ export interface KubernetesBackendOptions {
 
 export interface KubernetesBackend {
   readonly clients: KubeClients;
-  /** Refuses every action while this replica is not the leader. */
-  readonly executor: Executor;
+  /** Refuses every step (and every plan) while this replica is not the leader. */
+  readonly executor: Executor & PlanExecutor;
   readonly jobs: JobSource;
   readonly status: StatusReporter;
   readonly leader: LeaderElector;
@@ -88,11 +90,20 @@ export interface KubernetesBackend {
   stop(): Promise<void>;
 }
 
-class LeaderOnlyExecutor implements Executor {
+class LeaderOnlyExecutor implements Executor, PlanExecutor {
+  private readonly steps: Executor;
+
   constructor(
-    private readonly inner: Executor,
+    private readonly inner: PlanExecutor,
     private readonly leader: LeaderElector,
-  ) {}
+  ) {
+    this.steps = stepsOverPlans(inner);
+  }
+
+  async step(r: StepRequest): Promise<StepOutcome> {
+    if (this.leader.isLeader()) return this.steps.step(r);
+    return { kind: 'failed', error: 'this controller replica is not the leader' };
+  }
 
   async execute(plan: Plan, options?: ExecuteOptions): Promise<ExecutionResult> {
     if (this.leader.isLeader()) return this.inner.execute(plan, options);

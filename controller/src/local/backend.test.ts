@@ -8,7 +8,7 @@ import {
   type ExecutorHarness,
 } from '../../../test/contracts/executor-contract';
 import { jobSpecSchema } from '../runtime/job-spec';
-import { currentOf } from '../runtime/observation';
+import { targetOf } from '../../../test/contracts/executor-contract';
 import { LocalBackend } from './backend';
 import { PidRegistry } from './processes';
 import { buildTrainer } from './trainer-bundle';
@@ -36,23 +36,9 @@ async function makeHarness(): Promise<ExecutorHarness> {
   });
   return {
     executor: backend.executor,
-    async submit(job) {
-      const [namespace, name] = job.id.split('/');
-      await backend.admit(
-        jobSpecSchema.parse({
-          namespace,
-          name,
-          mode: job.mode,
-          batchSize: 64,
-          stepsPerEpoch: 100,
-          psDemand: job.psDemand,
-          workerDemand: job.workerDemand,
-        }),
-      );
-    },
-    settle: () => new Promise((r) => setTimeout(r, 20)),
-    running: async (id) => currentOf((await backend.observe()).jobs.get(id)),
-    restarts: async (id) => backend.restarts(id),
+    observe: () => backend.observe(),
+    submit: (job) => backend.admit(job),
+    settle: () => new Promise((r) => setTimeout(r, 50)),
     close: () => backend.close(),
   };
 }
@@ -94,18 +80,16 @@ describe('LocalBackend after a task exits', () => {
     });
     await backend.admit(spec);
     const server = CONTRACT_SERVERS[0].name;
-    await backend.executor.execute({
-      actions: [
-        {
-          kind: 'start',
-          jobId: 'default/quick',
-          shape: { ps: 1, workers: 1 },
-          placement: [
-            { role: 'ps', index: 0, server },
-            { role: 'worker', index: 0, server },
-          ],
-        },
-      ],
+    const tasks = [
+      { role: 'ps' as const, index: 0, server, generation: 1 },
+      { role: 'worker' as const, index: 0, server, generation: 1 },
+    ];
+    await backend.executor.step({
+      jobId: 'default/quick',
+      spec,
+      target: targetOf(1, tasks),
+      observed: undefined,
+      step: { kind: 'start', tasks },
     });
     const exited = async () => (await backend.observe()).jobs.get('default/quick')?.exited ?? null;
     for (let i = 0; i < 100 && (await exited()) === null; i += 1) await new Promise((r) => setTimeout(r, 20));

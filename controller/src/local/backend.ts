@@ -1,27 +1,37 @@
 /**
  * The local backend: emulated servers, and every task of every job as real child processes
- * (the emulated MXNet trainer, plus the real sidecar bundle beside each worker).
+ * (the emulated MXNet trainer, plus the real sidecar bundle beside each worker). Its executor
+ * carries out one rollout step at a time (ADR 0035) and never waits for the processes: a stopped
+ * task checkpoints on SIGTERM and is observed `stopping` until it and its sidecar are gone; a
+ * started task is `pending` until it prints its ready line. Every process carries the target
+ * generation it was started for (`OPTIMUS_GENERATION`).
  */
 import { rmSync } from 'node:fs';
-import type { ExecuteOptions, ExecutionResult, Executor, Plan, PlanAction } from '../planning/types';
 import type { TaskPlacement } from '../scheduling/types';
 import type {
   Backend,
   BackendEvents,
+  Executor,
   JobEnd,
   Observation,
   ObservedJob,
   ObservedTask,
+  StepOutcome,
+  StepRequest,
 } from '../runtime/backend';
-import type { CurrentJob } from '../runtime/core';
 import type { JobSpec } from '../runtime/job-spec';
+import type { RolloutStep } from '../runtime/rollout/next-step';
+import { shapeOf, type JobTarget, type TargetTask } from '../runtime/rollout/target';
 import { JobFiles } from './job-files';
 import type { PidRegistry } from './processes';
-import { spawnNode, stopProcess, waitAllReady, type Spawned } from './processes';
+import { spawnNode, stopProcess, type Spawned } from './processes';
 import type { SidecarSettings } from './sidecar-process';
 import { LocalSidecars } from './sidecars';
 import { trainerConfig } from './task-config';
 import type { TrainerConfig } from './trainer/config';
+
+/** Wall ms after a step before the runtime looks again (the processes also say when they change). */
+const REQUEUE_MS = 100;
 
 export interface LocalServer {
   readonly name: string;
@@ -42,50 +52,37 @@ export interface LocalBackendOptions {
   readonly marker: string;
   /** Errors of the process bookkeeping that runs after a child exits (nobody awaits it). */
   readonly onError?: (err: unknown) => void;
-  /** Wall ms a start waits for every task to run (default 30 s); then it fails. */
-  readonly startTimeoutMs?: number;
   /** A start fault to emulate per job (the runtime contract's failure cases), or null. */
   readonly faultOf?: (jobId: string) => TrainerConfig['fault'];
 }
 
 interface TaskProcs {
   readonly placement: TaskPlacement;
+  /** The target generation it was started for. */
+  readonly generation: number;
   readonly trainer: Spawned;
   readonly sidecar: Spawned | null;
-  /** Set while we stop the task on purpose. */
+  /** Set once we asked it to stop: it holds its server until it and its sidecar are gone. */
   stopping: boolean;
   /** Set until the task reported that it runs: an exit before that is a failed start, not the job's. */
   starting: boolean;
   /** The trainer's exit code once it exited on its own; null while it runs. */
   exit: number | null;
-  /**
-   * An exit while `starting` after the task said it runs (a worker resumed at its last step prints
-   * its start line and ends at once): handled once the start is confirmed, not dropped.
-   */
-  exitWhileStarting: number | null;
 }
 
 interface LocalJob {
   readonly spec: JobSpec;
   readonly files: JobFiles;
   tasks: TaskProcs[];
-  current: CurrentJob | null;
-  restarts: number;
   /** How the training program ended on its own (worker 0 exit 0, or a task failed), once it did. */
   exited: JobEnd | null;
-  /** Recorded by a `finish` action. */
+  /** Recorded by a `record-end` step. */
   finished: JobEnd | null;
 }
 
 export class LocalBackend implements Backend {
-  readonly executor: Executor = { execute: (plan, o) => this.execute(plan, o) };
+  readonly executor: Executor = { step: (r) => Promise.resolve(this.step(r)) };
   private readonly jobs = new Map<string, LocalJob>();
-  /**
-   * Each job's last execution: a job's next actions wait for it. A rollout the runtime gave up on
-   * (timed out, aborted) may still be stopping what it started; a new plan for the job must not
-   * interleave with that (it would lose track of the processes the first one started).
-   */
-  private readonly chains = new Map<string, Promise<void>>();
   private events: BackendEvents | null = null;
   private readonly sidecars: LocalSidecars | null;
 
@@ -109,7 +106,11 @@ export class LocalBackend implements Backend {
   async observe(): Promise<Observation> {
     const jobs = new Map<string, ObservedJob>();
     for (const [id, j] of this.jobs) {
-      const tasks: ObservedTask[] = j.tasks.map((t) => ({ ...t.placement, state: taskState(t) }));
+      const tasks: ObservedTask[] = j.tasks.map((t) => ({
+        ...t.placement,
+        generation: t.generation,
+        state: taskState(t),
+      }));
       jobs.set(id, { tasks, exited: j.exited, finished: j.finished });
     }
     const servers = this.o.servers.map((s) => ({ name: s.name, capacity: s.capacity, reserved: {} }));
@@ -126,26 +127,17 @@ export class LocalBackend implements Backend {
       spec,
       files: new JobFiles(this.o.root, id),
       tasks: [],
-      current: null,
-      restarts: 0,
       exited: null,
       finished: null,
     });
   }
 
-  /** Stops everything of the job through the executor (the one writer), then forgets it. */
+  /** Stops everything of the job (its trainers checkpoint, its sidecars drain), then forgets it. */
   async remove(jobId: string): Promise<void> {
-    if (!this.jobs.has(jobId)) return;
-    const r = await this.execute({
-      actions: [{ kind: 'suspend', jobId, reason: 'removed from the controller' }],
-    });
+    const job = this.jobs.get(jobId);
+    if (!job) return;
+    await this.stopAll(job);
     this.jobs.delete(jobId);
-    this.chains.delete(jobId);
-    if (r.failed[0]) throw new Error(r.failed[0].error);
-  }
-
-  restarts(jobId: string): number {
-    return this.jobs.get(jobId)?.restarts ?? 0;
   }
 
   /** Records each task's sidecar sent, keyed `namespace/job/worker/index`. */
@@ -165,103 +157,83 @@ export class LocalBackend implements Backend {
     await Promise.all([...this.jobs.values()].map((j) => this.stopAll(j)));
   }
 
-  private async execute(plan: Plan, o?: ExecuteOptions): Promise<ExecutionResult> {
-    const outcome = new Map<PlanAction, string | null>();
-    const byJob = new Map<string, PlanAction[]>();
-    for (const a of plan.actions) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
-    // Jobs are independent: their actions run concurrently; one job's actions run in order.
-    await Promise.all(
-      [...byJob].map(([jobId, actions]) => {
-        const run = (this.chains.get(jobId) ?? Promise.resolve()).then(async () => {
-          for (const a of actions) {
-            if (o?.signal?.aborted) {
-              outcome.set(a, `aborted: ${String(o.signal.reason)}`);
-              continue;
-            }
-            outcome.set(
-              a,
-              await this.apply(a, o?.signal).then(
-                () => null,
-                (e: unknown) => (e as Error).message,
-              ),
-            );
-          }
-        });
-        this.chains.set(jobId, run);
-        return run;
-      }),
-    );
-    const applied = plan.actions.filter((a) => outcome.get(a) === null);
-    const failed = plan.actions.flatMap((a) => {
-      const error = outcome.get(a);
-      return error ? [{ action: a, error }] : [];
-    });
-    return { applied, failed };
+  /** One rollout step, carried out at once: signals sent, processes spawned; nothing waited for. */
+  private step(r: StepRequest): StepOutcome {
+    const job = this.jobs.get(r.jobId);
+    if (!job) return { kind: 'failed', error: `unknown job ${r.jobId}` };
+    try {
+      this.apply(job, r.target, r.step);
+      return { kind: 'done', requeueAfterMs: REQUEUE_MS };
+    } catch (err) {
+      return { kind: 'failed', error: err instanceof Error ? err.message : String(err) };
+    }
   }
 
-  private async apply(a: PlanAction, signal?: AbortSignal): Promise<void> {
-    const job = this.jobs.get(a.jobId);
-    if (!job) throw new Error(`unknown job ${a.jobId}`);
-    if (job.finished && a.kind !== 'finish') throw new Error(`job ${a.jobId} has finished`);
-    switch (a.kind) {
-      case 'finish':
-        // Recorded first (a crash in between leaves a finished job, never one started again).
-        job.finished = { outcome: a.outcome, reason: a.reason, message: a.message };
-        await this.stopAll(job);
+  private apply(job: LocalJob, target: JobTarget, step: RolloutStep): void {
+    switch (step.kind) {
+      case 'record-end':
+        job.finished = step.end;
         return;
-      case 'start':
-        // Leftovers (a set half stopped, a task that outlived the others) go first: one set at a time.
-        if (job.tasks.length > 0) await this.stopAll(job);
-        return this.startAll(job, { shape: a.shape, placement: a.placement }, signal);
-      case 'resize':
-        await this.stopAll(job);
-        job.restarts += 1;
-        return this.startAll(job, { shape: a.shape, placement: a.placement }, signal);
-      case 'suspend':
-        await this.stopAll(job);
+      case 'stop':
+        for (const o of step.tasks) {
+          const t = job.tasks.find(
+            (x) =>
+              !x.stopping &&
+              x.placement.role === o.role &&
+              x.placement.index === o.index &&
+              x.generation === o.generation,
+          );
+          if (t) this.retire(job, t);
+        }
         return;
-      case 'replace-worker':
-        await this.replaceWorker(job, a.index, a.server, signal);
+      case 'start': {
+        if (job.finished) throw new Error(`job ${job.spec.namespace}/${job.spec.name} has finished`);
+        const shape = shapeOf(target);
+        if (!shape) throw new Error('the target is not a whole set (no PS or no worker)');
+        this.checkServers(step.tasks);
+        // Idempotent: a task already started for this generation is not started twice.
+        const missing = step.tasks.filter(
+          (t) =>
+            !job.tasks.some(
+              (x) =>
+                !x.stopping &&
+                x.placement.role === t.role &&
+                x.placement.index === t.index &&
+                x.generation === t.generation,
+            ),
+        );
+        // A new set is a new run of the program: whatever it said of its end before is past.
+        if (missing.length > 0) job.exited = null;
+        for (const t of missing) job.tasks.push(this.startTask(job, t, shape));
+        return;
+      }
     }
   }
 
   /**
-   * Starts every task and waits until each runs (like pods reaching Running): a task that exits
-   * first, or a set that does not come up in time (or is aborted), is a failed start — what did
-   * start is stopped again, and the job holds nothing.
+   * Stops one task without waiting: SIGTERM (the trainer checkpoints and exits; SIGKILL after the
+   * grace), then its sidecar drains and exits; only then is it gone from the table (it held its
+   * server until then) and the runtime is told.
    */
-  private async startAll(job: LocalJob, current: CurrentJob, signal?: AbortSignal): Promise<void> {
-    this.checkServers(current.placement);
-    job.exited = null;
-    job.current = { shape: { ...current.shape }, placement: current.placement.map((p) => ({ ...p })) };
-    job.tasks = current.placement.map((p) => this.startTask(job, p));
-    const failure = await this.waitRunning(job.tasks, signal);
-    if (failure === null) {
-      for (const t of job.tasks) this.started(job, t);
-      return;
-    }
-    await this.stopAll(job);
-    throw new Error(failure);
+  private retire(job: LocalJob, t: TaskProcs): void {
+    t.stopping = true;
+    void (async () => {
+      await stopProcess(t.trainer);
+      await this.stopSidecar(job, t);
+      job.tasks = job.tasks.filter((x) => x !== t);
+      this.events?.changed();
+    })().catch(this.report);
   }
 
-  /** Null once every task runs; otherwise why not. */
-  private waitRunning(tasks: readonly TaskProcs[], signal?: AbortSignal): Promise<string | null> {
-    return waitAllReady(
-      tasks.map((t) => ({ name: `${t.placement.role} ${t.placement.index}`, process: t.trainer })),
-      this.o.startTimeoutMs ?? 30_000,
-      signal,
-    );
-  }
-
-  private startTask(job: LocalJob, p: TaskPlacement): TaskProcs {
+  private startTask(job: LocalJob, p: TargetTask, shape: { ps: number; workers: number }): TaskProcs {
     const { spec, files } = job;
-    const shape = job.current!.shape;
+    const placement: TaskPlacement = { role: p.role, index: p.index, server: p.server };
     const cfg = trainerConfig({
       spec,
       files,
-      placement: p,
+      placement,
       shape,
-      restarts: job.restarts,
+      generation: p.generation,
       timeScale: this.o.timeScale,
       restartCostSec: this.o.restartCostSec,
       withSidecar: this.o.sidecar !== null,
@@ -271,6 +243,7 @@ export class LocalBackend implements Backend {
       ...process.env,
       OPTIMUS_TRAINER_CONFIG: JSON.stringify(cfg),
       OPTIMUS_LOCAL_MARKER: this.o.marker,
+      OPTIMUS_GENERATION: String(p.generation),
     };
     if (p.role === 'worker') rmSync(files.doneMarker(p.index), { force: true });
     const trainer = spawnNode({
@@ -283,22 +256,30 @@ export class LocalBackend implements Backend {
     const sidecar =
       p.role === 'worker' ? (this.sidecars?.start(spec, files, p.index, cfg.workers) ?? null) : null;
     const procs: TaskProcs = {
-      placement: p,
+      placement,
+      generation: p.generation,
       trainer,
       sidecar,
       stopping: false,
       starting: true,
       exit: null,
-      exitWhileStarting: null,
     };
+    void trainer.ready
+      .then((ready) => {
+        if (!ready || procs.exit !== null) return;
+        procs.starting = false;
+        this.events?.changed();
+      })
+      .catch(this.report);
     void trainer.exited.then((code) => this.onTrainerExit(job, procs, code)).catch(this.report);
     return procs;
   }
 
   /**
-   * A trainer that exits on its own is observed, not acted on: worker 0's exit 0 means the program
-   * reached its end, any other unexpected exit is a failed task. The runtime decides what follows
-   * (and stops the rest through the executor).
+   * A trainer that exits on its own is observed, not acted on: before it said it runs, a failed
+   * start (the task is `failed`); after, worker 0's exit 0 means the program reached its end and any
+   * other exit is a failed task. The runtime decides what follows (and stops the rest through the
+   * executor).
    */
   private onTrainerExit(job: LocalJob, procs: TaskProcs, code: number): void {
     try {
@@ -307,81 +288,42 @@ export class LocalBackend implements Backend {
       this.report(err); // bookkeeping only: the exit below still counts
     }
     if (procs.stopping || !job.tasks.includes(procs)) return;
-    if (procs.starting) {
-      procs.exitWhileStarting = code; // a failed start if it never ran (waitRunning says so)
-      return;
-    }
-    this.noteExit(job, procs, code);
-  }
-
-  /** The start of a task is confirmed: an exit that came meanwhile now counts. */
-  private started(job: LocalJob, procs: TaskProcs): void {
-    procs.starting = false;
-    if (procs.exitWhileStarting !== null) this.noteExit(job, procs, procs.exitWhileStarting);
-  }
-
-  private noteExit(job: LocalJob, procs: TaskProcs, code: number): void {
-    procs.exit = code;
     const { role, index } = procs.placement;
     // 143: stopped by a signal from outside (it checkpointed), like a pod evicted: not the job's end.
-    if (code === 143) job.tasks = job.tasks.filter((t) => t !== procs);
-    else if (code === 0 && role === 'worker' && index === 0)
-      job.exited ??= {
-        outcome: 'succeeded',
-        reason: 'WorkersSucceeded',
-        message: 'worker 0 finished training',
-      };
-    else if (code !== 0)
-      job.exited ??= {
-        outcome: 'failed',
-        reason: 'TaskFailed',
-        message: `${role} ${index} exited with code ${code}`,
-      };
+    if (code === 143 && !procs.starting) {
+      job.tasks = job.tasks.filter((t) => t !== procs);
+      void this.stopSidecar(job, procs).catch(this.report);
+    } else {
+      procs.exit = procs.starting && code === 0 ? -1 : code; // an exit before it ran is a failed start
+      if (!procs.starting && code === 0 && role === 'worker' && index === 0)
+        job.exited ??= {
+          outcome: 'succeeded',
+          reason: 'WorkersSucceeded',
+          message: 'worker 0 finished training',
+        };
+      else if (!procs.starting && code !== 0)
+        job.exited ??= {
+          outcome: 'failed',
+          reason: 'TaskFailed',
+          message: `${role} ${index} exited with code ${code}`,
+        };
+    }
     this.events?.changed();
   }
 
   private readonly report = (err: unknown): void => this.o.onError?.(err);
 
-  /** Stops every task: trainers checkpoint on SIGTERM; sidecars drain their log and exit. */
+  /** Stops every task and waits: trainers checkpoint on SIGTERM; sidecars drain their log and exit. */
   private async stopAll(job: LocalJob): Promise<void> {
     const tasks = job.tasks;
     for (const t of tasks) t.stopping = true;
     await Promise.all(tasks.map((t) => stopProcess(t.trainer)));
     await Promise.all(tasks.map((t) => this.stopSidecar(job, t)));
-    job.tasks = [];
-    job.current = null;
+    job.tasks = job.tasks.filter((t) => !tasks.includes(t));
   }
 
   private async stopSidecar(job: LocalJob, t: TaskProcs): Promise<void> {
     if (t.sidecar) await this.sidecars?.stop(job.files, t.placement.index, t.sidecar);
-  }
-
-  private async replaceWorker(
-    job: LocalJob,
-    index: number,
-    server: string,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const old = job.tasks.find((t) => t.placement.role === 'worker' && t.placement.index === index);
-    if (!old || !job.current) throw new Error(`job has no running worker ${index}`);
-    this.checkServers([{ role: 'worker', index, server }]);
-    old.stopping = true;
-    job.tasks = job.tasks.filter((t) => t !== old);
-    await stopProcess(old.trainer);
-    await this.stopSidecar(job, old);
-    const placement: TaskPlacement = { role: 'worker', index, server };
-    job.current = {
-      ...job.current,
-      placement: job.current.placement.map((p) => (p.role === 'worker' && p.index === index ? placement : p)),
-    };
-    const task = this.startTask(job, placement);
-    job.tasks.push(task);
-    const failure = await this.waitRunning([task], signal);
-    if (failure !== null) {
-      await this.stopAll(job);
-      throw new Error(`replacement worker ${index}: ${failure}; the job was stopped`);
-    }
-    this.started(job, task);
   }
 
   private checkServers(placement: readonly TaskPlacement[]): void {
@@ -392,7 +334,7 @@ export class LocalBackend implements Backend {
 }
 
 function taskState(t: TaskProcs): ObservedTask['state'] {
-  if (t.exit !== null) return t.exit === 0 ? 'succeeded' : 'failed';
   if (t.stopping) return 'stopping';
+  if (t.exit !== null) return t.exit === 0 ? 'succeeded' : 'failed';
   return t.starting ? 'pending' : 'running';
 }

@@ -17,7 +17,8 @@ export function trainerConfig(o: {
   files: JobFiles;
   placement: TaskPlacement;
   shape: JobShape;
-  restarts: number;
+  /** The target generation the task is started for (it varies the emulation's noise per start). */
+  generation: number;
   timeScale: number;
   restartCostSec: number;
   withSidecar: boolean;
@@ -49,7 +50,7 @@ export function trainerConfig(o: {
     checkpointPath: files.checkpoint,
     doneMarker: p.role === 'worker' && o.withSidecar ? files.doneMarker(p.index) : null,
     parentPid: process.pid,
-    seed: (o.restarts * 1000 + p.index * 7 + spec.name.length) | 0,
+    seed: (o.generation * 1000 + p.index * 7 + spec.name.length) | 0,
     fault: o.fault ?? null,
   };
 }

@@ -1,6 +1,7 @@
 /**
- * A plan is the difference between what runs and what was decided, as data.
- * Exactly one executor per backend carries a plan out.
+ * A plan is the difference between what runs and what was decided, as data: the policy's language.
+ * The runtime turns each job's actions into its target (`runtime/rollout/target.ts`), which the
+ * backend's one executor steps toward (ADR 0035).
  */
 import type { JobShape, TaskPlacement } from '../scheduling/types';
 
@@ -46,22 +47,4 @@ export type PlanAction =
 
 export interface Plan {
   readonly actions: readonly PlanAction[];
-}
-
-export interface ExecutionResult {
-  readonly applied: readonly PlanAction[];
-  readonly failed: readonly { readonly action: PlanAction; readonly error: string }[];
-}
-
-export interface ExecuteOptions {
-  /**
-   * Aborted when the runtime gives up waiting (a rollout that never confirms): the executor stops
-   * at its next step and reports the action as failed. The runtime observes whatever was left.
-   */
-  readonly signal?: AbortSignal;
-}
-
-/** One per backend (simulator, local processes, Kubernetes). The only writer to the cluster. */
-export interface Executor {
-  execute(plan: Plan, options?: ExecuteOptions): Promise<ExecutionResult>;
 }

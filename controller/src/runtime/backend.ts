@@ -4,13 +4,17 @@
  */
 import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { TaskId } from '../../../shared/src/topics';
-import type { Executor } from '../planning/types';
-import type { ServerSnapshot, TaskRole } from '../scheduling/types';
 import type { JobEnd } from './job-end';
-import type { JobPhase, JobRecord } from './job-record';
+import type { JobRecord } from './job-record';
+import type { CurrentJob } from './core';
+import type { ApiPhase } from './rollout/in-flight';
 import type { JobSpec } from './job-spec';
+import type { Observation, ObservedJob } from './observed';
+import type { RolloutStep } from './rollout/next-step';
+import type { JobTarget } from './rollout/target';
 
 export type { JobEnd, JobOutcome } from './job-end';
+export type { Observation, ObservedJob, ObservedTask, TaskState } from './observed';
 
 export interface BackendEvents {
   /**
@@ -20,34 +24,35 @@ export interface BackendEvents {
   changed(): void;
 }
 
-/** The state of one task as the backend observes it. */
-export type TaskState = 'pending' | 'running' | 'stopping' | 'succeeded' | 'failed';
-
-export interface ObservedTask {
-  readonly role: TaskRole;
-  readonly index: number;
-  readonly server: string;
-  readonly state: TaskState;
+/** One rollout step of one job, handed to the backend's executor (ADR 0035). */
+export interface StepRequest {
+  readonly jobId: string;
+  readonly spec: JobSpec;
+  /** The target the step moves toward: what is started carries its generation. */
+  readonly target: JobTarget;
+  /** What was observed of the job when the step was chosen. */
+  readonly observed: ObservedJob | undefined;
+  /** The step (`rollout/next-step.ts`): record the job's end, stop these tasks, or start these. */
+  readonly step: RolloutStep;
 }
 
-/** What the backend observes of one job: never what the runtime remembers. */
-export interface ObservedJob {
-  readonly tasks: readonly ObservedTask[];
-  /** The job's training program ended on its own (all workers exited 0, or one failed for good). */
-  readonly exited: JobEnd | null;
-  /**
-   * The backend holds the job as finished (Kubernetes: a terminal status), whatever still runs: a
-   * controller that restarts adopts it rather than starting the job again.
-   */
-  readonly finished: JobEnd | null;
-}
+/**
+ * How a step went. `done`: carried out (or already so: steps are idempotent), look again after
+ * `requeueAfterMs` (the backend also says when anything changes). `failed`: the step cannot be
+ * carried out (a refused create, a job that is gone); the runtime gives the rollout up.
+ */
+export type StepOutcome =
+  | { readonly kind: 'done'; readonly requeueAfterMs?: number }
+  | { readonly kind: 'failed'; readonly error: string };
 
-/** One observation of the whole cluster, the start of every round. */
-export interface Observation {
-  /** The servers and what others (not our jobs) hold on them. */
-  readonly servers: readonly ServerSnapshot[];
-  /** Every admitted job the backend knows; a job absent here runs nothing. */
-  readonly jobs: ReadonlyMap<string, ObservedJob>;
+/**
+ * The one writer to a backend's cluster. `step` carries out one step toward a job's target on the
+ * cluster, at once (it never waits for the cluster to get there: the runtime looks again), and does
+ * the same or nothing when called again with the same request. It never throws: a failure is an
+ * outcome.
+ */
+export interface Executor {
+  step(request: StepRequest): Promise<StepOutcome>;
 }
 
 export interface Backend {
@@ -66,17 +71,32 @@ export interface Backend {
   /** Wires the backend's change notifications to the runtime. Called once before anything runs. */
   attach(events: BackendEvents): void;
   /**
-   * Optional: what the runtime knows of every job after a round (Kubernetes shows it in the job's
-   * status). Called once per round; must not block the round (queue and write asynchronously).
+   * Optional: what the runtime knows of every job after a round (Kubernetes composes the job's
+   * status from it). Called once per round; must not block the round (queue and write
+   * asynchronously).
    */
   reportJobs?(reports: readonly JobReport[]): void;
   close(): Promise<void>;
 }
 
-/** One job's progress and predictions after a round (see {@link Backend.reportJobs}). */
+/** One job as the runtime knows it after a round (see {@link Backend.reportJobs}). */
 export interface JobReport {
   readonly jobId: string;
-  readonly phase: JobPhase;
+  /** The record's phase; `resizing` while a rollout of the job is in flight. */
+  readonly phase: ApiPhase;
+  /** What runs, as observed (null: nothing does). */
+  readonly current: CurrentJob | null;
+  /** The job's target (what it should run), generation-stamped; null before its first decision. */
+  readonly target: JobTarget | null;
+  readonly restarts: number;
+  /** How the job ended; null while it is not over. */
+  readonly end: JobEnd | null;
+  /** Why it waits, when it does. */
+  readonly reason: string | null;
+  /** Why it is not scheduled as it should be (a rollout given up, a refit that failed). */
+  readonly degraded: JobRecord['degraded'];
+  /** The API's restart-cost view (the last rollout's phases and the median). */
+  readonly restartCost: Readonly<Record<string, unknown>>;
   /** Fraction of the predicted total steps done, 0..1; null before anything is known. */
   readonly progress: number | null;
   /** Wall-clock ms of the predicted completion; null when it cannot be predicted. */

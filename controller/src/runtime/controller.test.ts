@@ -2,8 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jobPlanSchema } from '../../../shared/src/schemas';
 import { planTopic } from '../../../shared/src/topics';
 import type { Controller } from './controller';
+import { shapeOf } from './rollout/target';
 import type { FakeBackend } from './testing';
 import { buildController, MemoryStore, speedRecord, testJobSpec } from './testing';
+
+/** The shape of the last target the runtime stepped the job toward (null: it holds nothing). */
+const lastShape = (b: FakeBackend, id: string) => {
+  const t = b.targets(id).at(-1);
+  return t ? shapeOf(t) : undefined;
+};
 
 const metric = async (c: Controller, name: string): Promise<string> =>
   (await c.metrics.registry.metrics())
@@ -50,10 +57,11 @@ describe('Controller', () => {
     const { controller: c, backend, core } = await start();
     await c.submit(spec('a'));
     await round(c, 'pre-run');
-    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'start', shape: { ps: 1, workers: 1 } }]);
+    expect(lastShape(backend, 'default/a')).toEqual({ ps: 1, workers: 1 });
     feed(c, backend, 'a', 3);
     await round(c, 'pre-run');
-    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'resize', shape: { ps: 1, workers: 2 } }]);
+    expect(lastShape(backend, 'default/a')).toEqual({ ps: 1, workers: 2 });
+    expect(backend.stepKinds('default/a')).toEqual(['start', 'stop', 'start']);
     feed(c, backend, 'a', 3);
     await round(c, 'pre-run');
     feed(c, backend, 'a', 3);
@@ -61,7 +69,7 @@ describe('Controller', () => {
     expect(c.records()[0]?.phase).toBe('running');
     await round(c, 'full');
     expect(core.policy.name).toBe('fixed');
-    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'resize', shape: { ps: 2, workers: 2 } }]);
+    expect(lastShape(backend, 'default/a')).toEqual({ ps: 2, workers: 2 });
     const rec = c.records()[0]!;
     expect(rec.restarts).toBe(3);
     expect(rec.spans.at(-1)).toMatchObject({ shape: { ps: 2, workers: 2 }, fitted: true });
@@ -106,7 +114,7 @@ describe('Controller', () => {
     expect(plan.predictedCompletionTs?.value).toBeGreaterThan(wall);
   });
 
-  it('keeps the record of an action the executor failed unchanged, and says why', async () => {
+  it('keeps the record of a start the executor failed unchanged, and says why', async () => {
     const { controller: c, backend } = await start();
     backend.failFor.add('default/f');
     await c.submit(spec('f'));
@@ -127,12 +135,18 @@ describe('Controller', () => {
     await round(c, 'pre-run');
     expect(c.records()[0]).toMatchObject({ phase: 'done', end: { reason: 'WorkersSucceeded' } });
     expect(c.allDone()).toBe(true);
-    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'finish', outcome: 'succeeded', checkpoint: false }]);
+    // Recorded as over first, then stopped at once (its program ended: nothing to checkpoint).
+    expect(backend.targets('default/d').at(-1)).toMatchObject({
+      tasks: [],
+      checkpoint: false,
+      end: { outcome: 'succeeded' },
+    });
+    expect(backend.stepKinds('default/d').slice(-2)).toEqual(['record-end', 'stop']);
     expect(backend.running.has('default/d')).toBe(false);
     expect(publisher.retained.get(planTopic({ namespace: 'default', job: 'd' }))).toContain('"state":"done"');
-    const plans = backend.plans.length;
+    const steps = backend.steps.length;
     await round(c, 'full'); // recorded as finished and nothing runs: nothing more to do
-    expect(backend.plans).toHaveLength(plans);
+    expect(backend.steps).toHaveLength(steps);
   });
 
   it('resumes after a restart with every job and observation, and de-duplicates resent records', async () => {
@@ -151,7 +165,8 @@ describe('Controller', () => {
     expect(second.controller.ingest.counters()).toMatchObject({ received: 1, duplicates: 1 });
     // Nothing runs in the new backend: the job's first sample is started again.
     await round(second.controller, 'pre-run');
-    expect(second.backend.plans.at(-1)).toMatchObject([{ kind: 'start', shape: { ps: 1, workers: 1 } }]);
+    expect(lastShape(second.backend, 'default/r')).toEqual({ ps: 1, workers: 1 });
+    expect(second.backend.stepKinds('default/r')).toEqual(['start']);
   });
 
   it('has saved a submitted job by the time the submission is answered', async () => {
@@ -190,7 +205,7 @@ describe('Controller', () => {
     backend.observe = observe;
     await c.submit(spec('later'));
     await round(c, 'pre-run');
-    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'start', jobId: 'default/later' }]);
+    expect(backend.stepKinds('default/later')).toEqual(['start']);
     await expect(c.stop()).resolves.toBeUndefined();
   });
 
@@ -199,7 +214,7 @@ describe('Controller', () => {
     publisher.publish = () => new Promise<void>(() => {});
     await c.submit(spec('offline'));
     await round(c, 'pre-run');
-    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'start', jobId: 'default/offline' }]);
+    expect(backend.stepKinds('default/offline')).toEqual(['start']);
     await c.remove('default/offline');
     expect(c.list()).toEqual([]);
     await expect(c.stop()).resolves.toBeUndefined();

@@ -10,7 +10,6 @@ import type { RuntimeDocument } from './backend';
 import type { Clock } from './clock';
 import { realTimers } from './real-timers';
 import { Coalesced } from './coalesced';
-import { Dispatcher } from './dispatch';
 import { EventHub } from './events';
 import { neverFits } from './fit-check';
 import type { Ingest } from './ingest';
@@ -25,19 +24,24 @@ import { PlanPublisher } from './plan-publisher';
 import type { JobModels } from './refit';
 import { isTerminal } from './reconcile';
 import { PRE_RUN_DEFAULTS } from './pre-run';
-import { runRound, type Dispatch, type RoundContext, type RoundKind } from './round';
+import { runRound, type RoundContext, type RoundKind } from './round';
 import { RoundScheduler } from './round-scheduler';
-import { describeAction } from './settle';
 import { degradeJob, healJob } from './job-health';
-import { RolloutOutcomes } from './rollout-outcomes';
+import { isInFlight } from './rollout/in-flight';
+import { medianCost } from './rollout/restart-cost';
+import type { RolloutFigures } from './rollout/rollout-stats';
+import { Rollouts } from './rollout/rollouts';
+import { describeAction } from './rollout/target';
 import { countedIngest, TelemetrySink } from './telemetry-sink';
 import { withTimeout } from './with-timeout';
 import type { ControllerOptions } from './controller-options';
 import { RuntimeError } from './controller-options';
 
 const OFFLINE_PUBLISH_TIMEOUT_MS = 1000;
-/** How long stopping waits for rollouts in flight to give up. */
+/** How long stopping waits for the executor steps under way to return. */
 const STOP_ROLLOUTS_TIMEOUT_MS = 10_000;
+/** Wall ms between two looks at the rollouts in flight while `settled()` waits for them. */
+const SETTLE_POLL_MS = 20;
 
 export { RuntimeError, type ControllerOptions, type Publisher } from './controller-options';
 
@@ -50,8 +54,9 @@ export class Controller {
   private readonly admitting = new Set<string>();
   private clockValue: Clock | null = null;
   private rounds: RoundScheduler | null = null;
-  private dispatcher: Dispatcher | null = null;
-  private readonly outcomes: RolloutOutcomes;
+  private rollouts: Rollouts | null = null;
+  /** Each job's target generation as of the last save that succeeded: a step waits for its target to be durable. */
+  private readonly saved = new Map<string, number>();
   private readonly plans: PlanPublisher;
   private readonly preRun: RoundContext['preRun'];
   private readonly saves = new Coalesced(() => this.saveNow());
@@ -65,7 +70,7 @@ export class Controller {
     this.metrics = createMetrics({
       phases: () => phaseCounts(this.entries.values()),
       degraded: () => degradedCounts(this.entries.values()),
-      inFlight: () => this.dispatcher?.inFlight ?? 0,
+      inFlight: () => [...this.entries.values()].filter(isInFlight).length,
     });
     registerJobMetrics(
       this.metrics.registry,
@@ -78,18 +83,6 @@ export class Controller {
       ...o.preRun,
       ...(o.core.policy.needsSpeedModel === false ? { budget: 0 } : {}),
     };
-    this.outcomes = new RolloutOutcomes({
-      metrics: this.metrics,
-      log: o.log,
-      events: this.events,
-      clock: () => this.clock,
-      entry: (id) => this.entries.get(id),
-      stopped: () => this.stopped,
-      roundNo: () => this.roundNo,
-      jobChanged: (e) => this.jobChanged(e),
-      degrade: (e, stage, reason) => this.degrade(e, stage, reason),
-      requestRound: (kind, delayMs) => this.requestRound(kind, delayMs),
-    });
     this.plans = new PlanPublisher(o.publisher, (err, topic) => o.log.warn({ err, topic }, 'publish failed'));
     this.telemetry = new TelemetrySink({
       entries: this.entries,
@@ -97,6 +90,7 @@ export class Controller {
       recordsPerWorker: this.preRun.recordsPerWorker,
       clock: () => this.clock,
       requestRound: (kind, delayMs) => this.requestRound(kind, delayMs),
+      onRecord: (e, r) => this.rollouts?.onRecord(e, r),
       log: o.log,
     });
     this.ingest = countedIngest(this.telemetry, this.metrics, o.log);
@@ -118,18 +112,29 @@ export class Controller {
     for (const raw of doc?.jobs ?? []) {
       const rec = normalizeRecord(raw);
       this.entries.set(jobIdOf(rec.spec), newEntry(rec, new JobObservations(rec.spec)));
+      // Read back from the store: durable as it is (a rollout in flight goes on from its target).
+      if (rec.target) this.saved.set(jobIdOf(rec.spec), rec.target.generation);
     }
     for (const e of this.entries.values()) await this.o.backend.admit(e.rec.spec);
     const stale = this.telemetry.replay(records, this.ingest);
     const timers = this.o.timers ?? realTimers;
     const clock = this.clock;
-    this.dispatcher = new Dispatcher({
+    this.rollouts = new Rollouts({
       executor: this.o.backend.executor,
+      clock: () => this.clock,
       timers,
-      wallMs: () => clock.wallMs(),
       maxInFlight: this.o.rolloutConcurrency ?? 8,
       timeoutMs: ((this.o.rolloutTimeoutSec ?? 900) * 1000) / clock.scale,
-      onSettled: (s) => this.outcomes.settled(s),
+      pollMs: this.o.rolloutPollMs ?? 2000,
+      metrics: this.metrics,
+      log: this.o.log,
+      events: this.events,
+      roundNo: () => this.roundNo,
+      durable: (e) => (this.saved.get(jobIdOf(e.rec.spec)) ?? 0) >= (e.rec.target?.generation ?? 0),
+      degrade: (e, stage, reason) => this.degrade(e, stage, reason),
+      jobChanged: (e) => this.jobChanged(e),
+      requestRound: (kind, delayMs) => this.requestRound(kind, delayMs),
+      stopped: () => this.stopped,
     });
     this.rounds = new RoundScheduler({
       timers,
@@ -184,16 +189,16 @@ export class Controller {
     this.requestRound('pre-run');
     // Durable before it is acknowledged: a crash right after the answer still knows the job.
     await this.save();
-    return jobView(entry, this.clock);
+    return this.view(entry);
   }
 
   async remove(id: string): Promise<void> {
     const e = this.entries.get(id);
     if (!e) throw new RuntimeError(404, `job ${id} not found`);
     this.entries.delete(id);
-    this.outcomes.forget(id);
-    // Whatever rollout of the job runs is left to finish (its result is dropped): then it goes.
-    await this.dispatcher?.settledFor(id);
+    this.saved.delete(id);
+    // A step of the job under way is left to return (its outcome is dropped): then it goes.
+    await this.rollouts?.forget(id);
     await this.o.backend.remove(id);
     // A job submitted again under this name starts its sidecars' seqs from 0 again.
     this.ingest.forgetJob(e.rec.spec.namespace, e.rec.spec.name);
@@ -212,11 +217,38 @@ export class Controller {
   }
 
   list(): Record<string, unknown>[] {
-    return [...this.entries.values()].map((e) => jobView(e, this.clock));
+    return [...this.entries.values()].map((e) => this.view(e));
   }
 
   get(id: string): Record<string, unknown> {
-    return jobView(this.entryOf(id), this.clock);
+    return this.view(this.entryOf(id));
+  }
+
+  /**
+   * True while a rollout of the job is in flight (observed ≠ target, ADR 0035): the one input a
+   * view needs to show the job as `resizing` (`rollout/in-flight.ts`, `apiPhase`).
+   */
+  inFlight(id: string): boolean {
+    return isInFlight(this.entryOf(id));
+  }
+
+  /** Figures of the rollouts so far (latency, in-flight window, measured restart costs). */
+  rolloutFigures(): RolloutFigures | null {
+    return this.rollouts?.stats.figures() ?? null;
+  }
+
+  private view(e: JobEntry): Record<string, unknown> {
+    return jobView(e, { clock: this.clock, restartPriorSec: this.restartPriorOf(e) });
+  }
+
+  /** What a restart costs the job before it has measured one (a constant for now; see ControllerOptions). */
+  private restartPriorOf(e: JobEntry): number {
+    return this.o.restartPrior?.(e.rec.spec) ?? this.o.restartCostSec;
+  }
+
+  /** What the policy weighs as the job's restart cost: its measured median, else the prior. */
+  private restartCostOf(e: JobEntry): number {
+    return medianCost(e.rec.restartCost) ?? this.restartPriorOf(e);
   }
 
   /** Predicted remaining job seconds of `id` at a shape. */
@@ -230,9 +262,9 @@ export class Controller {
     return { lossPoints: e.obs.lossPoints(), estimate: e.models?.convergence ?? null };
   }
 
-  /** Every job's record with what it holds as last observed. */
+  /** Every job's record with what it holds as last observed, and whether a rollout of it is in flight. */
   observedRecords(): readonly ObservedRecord[] {
-    return [...this.entries.values()].map((e) => ({ ...e.rec, current: e.current }));
+    return [...this.entries.values()].map((e) => ({ ...e.rec, current: e.current, inFlight: isInFlight(e) }));
   }
 
   records(): readonly JobRecord[] {
@@ -256,20 +288,22 @@ export class Controller {
   allDone(): boolean {
     return (
       this.entries.size > 0 &&
-      [...this.entries.entries()].every(([id, e]) => isTerminal(e) && e.wound && !this.dispatcher?.busy(id))
+      [...this.entries.entries()].every(
+        ([id, e]) => isTerminal(e) && e.wound && !isInFlight(e) && !this.rollouts?.stepBusy(id),
+      )
     );
   }
 
   /**
-   * Stops rounds, waits for the one in flight, asks rollouts in flight to stop (bounded wait),
-   * saves, and marks the controller offline.
+   * Stops rounds, waits for the one in flight and for the executor steps under way (bounded), saves,
+   * and marks the controller offline. Rollouts in flight stay so: their targets are durable, and the
+   * next controller steps on.
    */
   async stop(): Promise<void> {
     this.stopped = true;
     this.ready = false;
     await this.rounds?.stop();
-    this.dispatcher?.abortAll();
-    await withTimeout(this.dispatcher?.idle() ?? Promise.resolve(), STOP_ROLLOUTS_TIMEOUT_MS);
+    await this.rollouts?.drain(STOP_ROLLOUTS_TIMEOUT_MS);
     await this.save();
     // Bounded: with the broker down the ack never comes, and shutdown must not hang on it
     // (the broker publishes our Last Will anyway).
@@ -290,13 +324,34 @@ export class Controller {
     await this.rounds.now(kind);
   }
 
-  /** Resolves when no round is queued and no rollout is in flight (tests, the simulator). */
-  async settled(): Promise<void> {
+  /**
+   * Resolves when no round runs or waits to run now and no executor step is under way. Rollouts may
+   * still be in flight (they take the time the cluster takes): the simulator moves time on from here.
+   */
+  async idle(): Promise<void> {
     for (let i = 0; i < 100; i += 1) {
       await this.rounds?.drained();
-      await this.dispatcher?.idle();
+      await this.rollouts?.idle();
       await this.rounds?.drained();
-      if ((this.dispatcher?.inFlight ?? 0) === 0) return;
+      if (!(this.rollouts?.busy() ?? false)) return;
+    }
+  }
+
+  /**
+   * Resolves once no rollout waits on the cluster (each reached its target, was given up at its
+   * deadline, or waits out a failure backoff) and the controller is idle: for tests and tools on a
+   * real clock. Looks again every few ms, running a light round each time (what the backend
+   * observes may have moved).
+   */
+  async settled(): Promise<void> {
+    await this.idle();
+    for (;;) {
+      const rollouts = this.rollouts;
+      const waiting = rollouts !== null && [...this.entries.values()].some((e) => rollouts.waiting(e));
+      if (!waiting || this.stopped || !this.rounds) return;
+      await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+      await this.rounds.now('pre-run');
+      await this.idle();
     }
   }
 
@@ -309,11 +364,10 @@ export class Controller {
         clock: this.clock,
         entries: this.entries,
         restartCostSec: this.o.restartCostSec,
+        restartCostOf: (e) => this.restartCostOf(e),
         preRun: this.preRun,
         metrics: this.metrics,
-        assumed: (id) => this.dispatcher?.assumed(id),
-        busy: (id) => this.dispatcher?.busy(id) ?? false,
-        dispatch: (d) => this.dispatch(d),
+        rollouts: this.rollouts!,
         degrade: (e, stage, reason) => this.degrade(e, stage, reason),
         heal: (e, stage) => healJob(e, stage),
       },
@@ -338,15 +392,10 @@ export class Controller {
     // scheduling. Only plans that changed are sent (a finished job's plan is sent once).
     for (const e of this.entries.values()) this.plans.publish(e, this.clock);
     this.reportJobs();
+    // The targets written this round are durable before anything steps toward them.
     await this.save();
+    this.rollouts?.step(this.entries.values(), outcome.observation);
     if (outcome.needsFullRound || outcome.ended.length > 0) this.requestRound('full');
-  }
-
-  /** Hands a job's actions to the dispatcher unless the job waits out a failure backoff. */
-  private dispatch(d: Dispatch): boolean {
-    const id = jobIdOf(d.entry.rec.spec);
-    if (!this.outcomes.mayDispatch(id)) return false;
-    return this.dispatcher?.dispatch(id, d.actions, d.target, d.confirm) ?? false;
   }
 
   private degrade(e: JobEntry, stage: DegradedStage, reason: string): void {
@@ -368,7 +417,11 @@ export class Controller {
   private reportJobs(): void {
     if (!this.o.backend.reportJobs) return;
     try {
-      this.o.backend.reportJobs([...this.entries.values()].map((e) => jobReport(e, this.clock)));
+      this.o.backend.reportJobs(
+        [...this.entries.values()].map((e) =>
+          jobReport(e, { clock: this.clock, restartPriorSec: this.restartPriorOf(e) }),
+        ),
+      );
     } catch (err) {
       this.o.log.warn({ err }, 'reporting jobs to the backend failed');
     }
@@ -386,14 +439,15 @@ export class Controller {
 
   private async saveNow(): Promise<void> {
     if (!this.clockValue) return;
-    const doc: RuntimeDocument = {
-      v: 1,
-      originMs: this.clock.originMs,
-      decisions: this.decisions,
-      jobs: this.records(),
-    };
-    await this.o.store
-      .saveDocument(doc)
-      .catch((err: unknown) => this.o.log.error({ err }, 'saving state failed'));
+    const jobs = this.records();
+    const doc: RuntimeDocument = { v: 1, originMs: this.clock.originMs, decisions: this.decisions, jobs };
+    // What this save makes durable: each job's target as of now (a later write waits for the next).
+    const generations = jobs.map((r) => [jobIdOf(r.spec), r.target?.generation ?? 0] as const);
+    try {
+      await this.o.store.saveDocument(doc);
+      for (const [id, g] of generations) if (this.entries.has(id)) this.saved.set(id, g);
+    } catch (err) {
+      this.o.log.error({ err }, 'saving state failed');
+    }
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { Plan, PlanAction } from '../planning/types';
 import type { Decision, JobDecision, JobSnapshot, Policy, PolicyInput } from '../scheduling/types';
-import type { Core, CurrentJob } from './core';
+import type { Core } from './core';
 import type { JobEntry } from './job-entry';
 import { jobIdOf } from './job-spec';
 
@@ -14,8 +14,6 @@ export interface DecidedJob {
   readonly entry: JobEntry;
   readonly decision: JobDecision;
   readonly actions: readonly PlanAction[];
-  /** What the job holds once its actions apply (null when they stop it). */
-  readonly target: CurrentJob | null;
 }
 
 export interface DecideOutcome {
@@ -26,8 +24,11 @@ export interface DecideOutcome {
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** The policy's view of one job; throws when its models cannot be used. */
-export function jobSnapshot(e: JobEntry, lost: readonly number[] = []): JobSnapshot {
+/**
+ * The policy's view of one job; throws when its models cannot be used. `restartCostSec`: what a
+ * restart costs this job (measured, else the prior); absent, the policy input's default applies.
+ */
+export function jobSnapshot(e: JobEntry, lost: readonly number[] = [], restartCostSec?: number): JobSnapshot {
   const { spec, submittedAt } = e.rec;
   const m = e.models;
   if (!m) throw new Error('no models yet');
@@ -51,6 +52,7 @@ export function jobSnapshot(e: JobEntry, lost: readonly number[] = []): JobSnaps
     speed: m.speed,
     workerStepTimes: e.obs.workerStepTimes(e.rec.spans.length - 1),
     ...(lost.length > 0 ? { lostWorkers: lost } : {}),
+    ...(restartCostSec !== undefined ? { restartCostSec } : {}),
     ...(spec.nodeConstraints ? { constraints: spec.nodeConstraints } : {}),
   };
 }
@@ -90,14 +92,17 @@ export function decideAndPlan(
   core: Core,
   entries: readonly JobEntry[],
   base: Omit<PolicyInput, 'jobs'>,
-  lostOf: (e: JobEntry) => readonly number[] = () => [],
+  of: {
+    readonly lostOf?: (e: JobEntry) => readonly number[];
+    readonly restartCostOf?: (e: JobEntry) => number;
+  } = {},
 ): DecideOutcome {
   const failed: DecideOutcome['failed'] = [];
   const byId = new Map<string, JobEntry>();
   const jobs: JobSnapshot[] = [];
   for (const e of entries) {
     try {
-      jobs.push(jobSnapshot(e, lostOf(e)));
+      jobs.push(jobSnapshot(e, of.lostOf?.(e) ?? [], of.restartCostOf?.(e)));
       byId.set(jobIdOf(e.rec.spec), e);
     } catch (err) {
       failed.push({ entry: e, error: messageOf(err) });
@@ -114,9 +119,7 @@ export function decideAndPlan(
     const e = byId.get(d.jobId);
     if (!e) continue;
     try {
-      const actions = planEach(core, e, d).actions;
-      const target = d.action === 'run' ? { shape: d.shape, placement: d.placement } : null;
-      decided.push({ entry: e, decision: d, actions, target });
+      decided.push({ entry: e, decision: d, actions: planEach(core, e, d).actions });
     } catch (err) {
       failed.push({ entry: e, error: `planning failed: ${messageOf(err)}` });
     }

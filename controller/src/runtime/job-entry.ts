@@ -7,6 +7,15 @@ import type { JobRecord } from './job-record';
 import { shapeHistory } from './job-record';
 import type { JobObservations } from './observations';
 import { remainingTime, type JobModels } from './refit';
+import { apiPhase, isInFlight } from './rollout/in-flight';
+import { restartCostView } from './rollout/restart-cost';
+
+/** What a view of a job needs besides the job: the clock, and the restart-cost prior. */
+export interface ViewContext {
+  readonly clock: Clock;
+  /** Job seconds a restart is assumed to cost the job until one was measured. */
+  readonly restartPriorSec: number;
+}
 
 export interface JobEntry {
   readonly rec: JobRecord;
@@ -50,8 +59,11 @@ export function lostWorkers(e: JobEntry, nowMs: number, graceMs: number): number
   return out.sort((a, b) => a - b);
 }
 
-/** A job's persisted record with what it holds as last observed (read-only views: dashboard). */
-export type ObservedRecord = JobRecord & { readonly current: CurrentJob | null };
+/**
+ * A job's persisted record with what it holds as last observed, and whether a rollout of it is in
+ * flight (read-only views: dashboard, metrics; `apiPhase` turns the two into what to show).
+ */
+export type ObservedRecord = JobRecord & { readonly current: CurrentJob | null; readonly inFlight: boolean };
 
 /** A new entry: nothing observed or fitted yet. */
 export const newEntry = (rec: JobRecord, obs: JobObservations): JobEntry => ({
@@ -111,6 +123,7 @@ export function planMessage(e: JobEntry, clock: Clock): JobPlan {
 }
 
 function planState(e: JobEntry): JobPlan['state'] {
+  if (apiPhase(e.rec.phase, isInFlight(e)) === 'resizing') return 'resizing';
   switch (e.rec.phase) {
     case 'pending':
       return 'pending';
@@ -128,14 +141,15 @@ function planState(e: JobEntry): JobPlan['state'] {
 }
 
 /** The API's view of one job. */
-export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
+export function jobView(e: JobEntry, ctx: ViewContext): Record<string, unknown> {
   const { rec, obs } = e;
+  const { clock } = ctx;
   return {
     id: `${rec.spec.namespace}/${rec.spec.name}`,
     namespace: rec.spec.namespace,
     name: rec.spec.name,
     mode: rec.spec.mode,
-    phase: rec.phase,
+    phase: apiPhase(rec.phase, isInFlight(e)),
     reason: rec.reason,
     shape: e.current?.shape ?? null,
     placement: e.current?.placement ?? [],
@@ -155,6 +169,25 @@ export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
     },
     models: modelsView(e),
     plan: planMessage(e, clock),
+    target: targetView(e),
+    restartCost: restartCostView(rec.restartCost, ctx.restartPriorSec, clock.scale),
+  };
+}
+
+/** The job's target as the API shows it (generation, shape, placement, whether it is reached). */
+function targetView(e: JobEntry): Record<string, unknown> | null {
+  const t = e.rec.target;
+  if (!t) return null;
+  return {
+    generation: t.generation,
+    tasks: t.tasks.map((x) => ({ ...x })),
+    inFlight: isInFlight(e),
+    sinceMs: t.sinceMs,
+    deadlineMs: t.deadlineMs,
+    reachedAtMs: t.reachedAtMs ?? null,
+    ...(t.end ? { end: t.end } : {}),
+    ...(t.reason !== undefined ? { reason: t.reason } : {}),
+    ...(t.givenUp !== undefined ? { givenUp: t.givenUp } : {}),
   };
 }
 
@@ -181,23 +214,33 @@ function modelsView(e: JobEntry): Record<string, unknown> | null {
   };
 }
 
+/** Fraction of the predicted total steps done (1 once done); null without a converged fit. */
+export function progressOf(e: JobEntry): number | null {
+  const { rec, models } = e;
+  const done = models?.stepsDone ?? 0;
+  const total = models ? done + models.remaining.steps : 0;
+  if (rec.phase === 'done') return 1;
+  return models?.convergence.status === 'ok' && total > 0 ? Math.min(1, done / total) : null;
+}
+
 /**
  * What a backend may show of a job after a round. Progress needs a converged fit (the fallback
  * remaining-work guess is no basis for a percentage); a finished job is at 100 %.
  */
-export function jobReport(e: JobEntry, clock: Clock): JobReport {
-  const { rec, models } = e;
-  const done = models?.stepsDone ?? 0;
-  const total = models ? done + models.remaining.steps : 0;
-  const progress =
-    rec.phase === 'done'
-      ? 1
-      : models?.convergence.status === 'ok' && total > 0
-        ? Math.min(1, done / total)
-        : null;
+export function jobReport(e: JobEntry, ctx: ViewContext): JobReport {
+  const { rec } = e;
+  const { clock } = ctx;
+  const progress = progressOf(e);
   return {
     jobId: `${rec.spec.namespace}/${rec.spec.name}`,
-    phase: rec.phase,
+    phase: apiPhase(rec.phase, isInFlight(e)),
+    current: e.current,
+    target: rec.target,
+    restarts: rec.restarts,
+    end: rec.end,
+    reason: rec.reason,
+    degraded: rec.degraded,
+    restartCost: restartCostView(rec.restartCost, ctx.restartPriorSec, clock.scale),
     progress,
     predictedCompletionMs: planMessage(e, clock).predictedCompletionTs?.value ?? null,
     models: modelsView(e),

@@ -43,6 +43,7 @@ describe('per-job metrics', () => {
       series(text, 'optimus_job_phase').get('{job_namespace="default",job_name="a",phase="pending"}'),
     ).toBe(1);
     await c.roundNow('pre-run');
+    await c.settled();
     // The fake core's pre-run runs 3 sample shapes; feed records until it is over, then decide.
     for (let i = 0; i < 4; i += 1) {
       for (const id of ['a', 'b']) {
@@ -56,8 +57,10 @@ describe('per-job metrics', () => {
         }
       }
       await c.roundNow('pre-run');
+      await c.settled();
     }
     await c.roundNow('full');
+    await c.settled();
     text = await c.metrics.registry.metrics();
     const a = '{job_namespace="default",job_name="a"}';
     expect(series(text, 'optimus_job_ps').get(a)).toBe(2);

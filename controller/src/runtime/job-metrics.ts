@@ -12,7 +12,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { type FittedCurve, fittedLoss } from '../models/convergence/fitted-curve';
 import type { LossPoint } from '../models/convergence/types';
 import type { Clock } from './clock';
-import { jobReport, planMessage, type JobEntry } from './job-entry';
+import { planMessage, progressOf, type JobEntry } from './job-entry';
 import { JOB_PHASES } from './job-record';
 
 /** Why a job holds nothing, as a bounded label (the reason's words are in the API and dashboard). */
@@ -115,8 +115,8 @@ function collectJob(g: Gauges, e: JobEntry, clock: Clock): void {
   const job = { job_namespace: rec.spec.namespace, job_name: rec.spec.name };
   for (const phase of JOB_PHASES) g.phase.set({ ...job, phase }, rec.phase === phase ? 1 : 0);
   g.restarts.set(job, rec.restarts);
-  const report = jobReport(e, clock);
-  if (report.progress !== null) g.progress.set(job, report.progress);
+  const progress = progressOf(e);
+  if (progress !== null) g.progress.set(job, progress);
   if (rec.phase === 'done' || rec.phase === 'failed') return;
   g.ps.set(job, e.current?.shape.ps ?? 0);
   g.workers.set(job, e.current?.shape.workers ?? 0);

@@ -6,6 +6,8 @@ import type { JobShape } from '../scheduling/types';
 import type { JobEnd } from './job-end';
 import type { JobSpec } from './job-spec';
 import type { ShapeSpan } from './observations';
+import type { RestartCosts } from './rollout/restart-cost';
+import type { JobTarget } from './rollout/target';
 
 export const JOB_PHASES = ['pending', 'pre-run', 'running', 'waiting', 'done', 'failed'] as const;
 export type JobPhase = (typeof JOB_PHASES)[number];
@@ -36,6 +38,14 @@ export interface JobRecord {
   spans: ShapeSpan[];
   /** Pre-run: the sample shapes and how many have been run. */
   preRun: PreRunState | null;
+  /**
+   * What the job should run (ADR 0035): written by the round before anything moves, stepped toward
+   * by the backend's executor; null before the job's first decision (or in documents written before
+   * targets existed: what runs is then adopted as it is).
+   */
+  target: JobTarget | null;
+  /** The latest rollout's moments and what the job's restarts measured (absent before the first). */
+  restartCost?: RestartCosts;
 }
 
 /** A job's pre-run: its sample shapes and how many have run. */
@@ -67,6 +77,7 @@ export function newJobRecord(spec: JobSpec, now: number, incarnation?: string): 
     restarts: 0,
     spans: [],
     preRun: null,
+    target: null,
   };
 }
 
@@ -102,5 +113,5 @@ export function shapeHistory(rec: JobRecord): JobShape[] {
  */
 export function normalizeRecord(raw: JobRecord): JobRecord {
   const { current: _dropped, ...rest } = raw as JobRecord & { current?: unknown };
-  return { ...rest, end: raw.end ?? null, degraded: raw.degraded ?? null };
+  return { ...rest, end: raw.end ?? null, degraded: raw.degraded ?? null, target: raw.target ?? null };
 }

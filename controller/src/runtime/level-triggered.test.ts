@@ -99,20 +99,13 @@ describe('the level-triggered loop', () => {
     await round(c);
     await round(c);
     expect(backend.running.get('default/r')?.shape).toEqual({ ps: 1, workers: 1 });
-    // The resize stops the old set and the new one fails to start: nothing of the job runs.
+    // The resize stops the old set (one step) and the new one fails to start: nothing of it runs.
     shape.value = { ps: 2, workers: 2 };
-    backend.failFor.add('default/r');
-    const execute = backend.executor.execute;
-    backend.executor.execute = async (plan, o) => {
-      const r = await execute(plan, o);
-      backend.running.delete('default/r');
-      return r;
-    };
+    backend.failStarts.add('default/r');
     await round(c);
     expect(c.get('default/r')).toMatchObject({ degraded: { stage: 'rollout' } });
     expect(backend.running.has('default/r')).toBe(false);
-    backend.executor.execute = execute;
-    backend.failFor.delete('default/r');
+    backend.failStarts.delete('default/r');
     wall += 60_000; // past the retry backoff
     await round(c);
     await round(c);
@@ -203,7 +196,11 @@ describe('the level-triggered loop', () => {
     log(c, 'conv', steps.slice(16), () => 0.5); // flat from epoch 4 on
     await round(c, 'pre-run');
     expect(c.get('default/conv')).toMatchObject({ phase: 'done', end: { reason: 'Converged' } });
-    expect(backend.plans.at(-1)).toMatchObject([{ kind: 'finish', checkpoint: true, reason: 'Converged' }]);
+    expect(backend.targets('default/conv').at(-1)).toMatchObject({
+      tasks: [],
+      checkpoint: true,
+      end: { reason: 'Converged' },
+    });
     expect(backend.running.has('default/conv')).toBe(false);
   });
 
@@ -219,7 +216,7 @@ describe('the level-triggered loop', () => {
     await round(c, 'pre-run');
     await round(c);
     expect(c.get('default/fixed')).toMatchObject({ phase: 'running' });
-    expect(backend.plans.flat().filter((a) => a.kind === 'finish')).toEqual([]);
+    expect(backend.targets('default/fixed').filter((t) => t.end)).toEqual([]);
   });
 
   it('adopts a job the backend already records as finished instead of starting it again', async () => {
@@ -237,7 +234,7 @@ describe('the level-triggered loop', () => {
       phase: 'done',
       end: { reason: 'Converged' },
     });
-    expect(backend.plans.flat().filter((a) => a.kind === 'start')).toEqual([]);
+    expect(backend.stepKinds('default/over').filter((k) => k === 'start')).toEqual([]);
   });
 
   it('does not roll out again a resize that ran but was not recorded before a crash', async () => {
@@ -259,7 +256,7 @@ describe('the level-triggered loop', () => {
     });
     const second = await start({ store, backend, core: directCore(shape) });
     await round(second.controller);
-    expect(backend.plans.flat().filter((a) => a.kind === 'resize' || a.kind === 'start')).toEqual([]);
+    expect(backend.stepKinds('default/moved').filter((k) => k === 'start' || k === 'stop')).toEqual([]);
     expect(second.controller.get('default/moved')).toMatchObject({ shape: { ps: 2, workers: 2 } });
   });
 
@@ -301,7 +298,7 @@ describe('the level-triggered loop', () => {
     again.running.set('default/left', backend.running.get('default/left')!);
     const second = await start({ store, backend: again, core: directCore({ value: { ps: 1, workers: 1 } }) });
     await round(second.controller);
-    expect(again.plans.flat()).toMatchObject([{ kind: 'finish', reason: 'WorkersSucceeded' }]);
+    expect(again.targets('default/left')).toMatchObject([{ end: { reason: 'WorkersSucceeded' } }]);
     expect(again.running.has('default/left')).toBe(false);
   });
 });

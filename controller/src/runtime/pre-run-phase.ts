@@ -9,11 +9,13 @@ import type { PlanAction } from '../planning/types';
 import type { JobShape, ServerSnapshot } from '../scheduling/types';
 import type { Core, CurrentJob } from './core';
 import type { JobEntry } from './job-entry';
+import type { PreRunState } from './job-record';
 import { jobIdOf } from './job-spec';
 import { usageOf } from './observation';
 import { placePreRun, roleFilter } from '../scheduling/placement/pre-run-placement';
 import { seedOf } from './pre-run';
 import { MIN_FIT_SHAPES } from './refit';
+import { isInFlight } from './rollout/in-flight';
 
 export interface PreRunContext {
   readonly core: Core;
@@ -23,21 +25,19 @@ export interface PreRunContext {
   readonly maxWorkers: number;
   /** Post-warm-up speed records per worker that end one sample. */
   readonly recordsPerWorker: number;
-  /** True when the job has a rollout in flight (it is left alone). */
-  readonly busy: (jobId: string) => boolean;
   /** The servers observed this round (their labels and taints decide where a sample may run). */
   readonly servers: readonly ServerSnapshot[];
   /** Shapes at which other jobs of the same model already measured speeds (see `speed-peers.ts`). */
   readonly peerShapes?: (e: JobEntry) => number;
 }
 
-/** One job's pre-run step: the actions, what it will hold, and what to record once they apply. */
+/**
+ * One job's pre-run step: the actions that become its target. What the pre-run records of a sample
+ * follows from what is then observed to run (see `stepOf`), not from the step.
+ */
 export interface PreRunStep {
   readonly entry: JobEntry;
   readonly actions: readonly PlanAction[];
-  readonly target: CurrentJob | null;
-  /** Applied to the job's intent once the rollout confirms. */
-  readonly confirm: () => void;
 }
 
 export interface PreRunOutcome {
@@ -66,7 +66,7 @@ export function preRunPhase(
   const failed: PreRunOutcome['failed'] = [];
   let finished = false;
   const ordered = entries
-    .filter((e) => (e.rec.phase === 'pending' || e.rec.phase === 'pre-run') && !ctx.busy(jobIdOf(e.rec.spec)))
+    .filter((e) => (e.rec.phase === 'pending' || e.rec.phase === 'pre-run') && !isInFlight(e))
     .sort((a, b) => a.rec.submittedAt - b.rec.submittedAt);
   let tries = 0;
   for (const e of ordered) {
@@ -125,20 +125,32 @@ function stepOf(
   const pre = rec.preRun;
   if (!pre) return null;
   const cur = e.current;
-  const next = pre.shapes[pre.done + 1];
-  if (cur && next && same(cur.shape, next)) pre.done += 1; // a crash came between the resize and its record
+  if (cur) follow(e, pre, cur);
   const want = pre.shapes[pre.done];
   if (!want) return endPreRun(e);
   if (!cur) return startSample(ctx, e, want, free);
-  if (!same(cur.shape, want)) return moveTo(ctx, e, cur, [want], free, 0);
+  if (!same(cur.shape, want)) return moveTo(ctx, e, cur, [want], free);
   const enough = e.obs.samplesInSpan(rec.spans.length - 1) >= ctx.recordsPerWorker * cur.shape.workers;
   if (!enough) return null;
   const rest = pre.shapes.slice(pre.done + 1);
   if (rest.length === 0) return endPreRun(e);
-  const step = moveTo(ctx, e, cur, rest, free, 1);
+  const step = moveTo(ctx, e, cur, rest, free);
   // No room for any further sample: with enough shapes measured the policy takes the job as it is.
   if (step === null && pre.done + 1 >= MIN_FIT_SHAPES) return endPreRun(e);
   return step;
+}
+
+/**
+ * The pre-run's record follows what runs: a job observed at a later sample's shape moved on to it
+ * (the samples it skipped, for want of room, are dropped). Level-triggered, so a rollout that
+ * reached its sample, or a crash before that was saved, count the same.
+ */
+function follow(e: JobEntry, pre: PreRunState, cur: CurrentJob): void {
+  if (e.rec.phase === 'pending') [e.rec.phase, e.rec.reason] = ['pre-run', null];
+  const at = pre.shapes.findIndex((s, i) => i > pre.done && same(s, cur.shape));
+  if (at < 0) return;
+  pre.shapes.splice(pre.done + 1, at - pre.done - 1);
+  pre.done += 1;
 }
 
 function endPreRun(e: JobEntry): 'finished' {
@@ -161,20 +173,12 @@ function startSample(
     return null;
   }
   const action: PlanAction = { kind: 'start', jobId: jobIdOf(rec.spec), shape, placement };
-  return {
-    entry: e,
-    actions: [action],
-    target: { shape, placement },
-    confirm: () => {
-      [rec.phase, rec.reason] = ['pre-run', null];
-    },
-  };
+  return { entry: e, actions: [action] };
 }
 
 /**
  * Resizes to the first of `candidates` that fits the free resources plus what the job holds now
  * (samples that do not fit are skipped: the job still trains at its current one meanwhile).
- * `skip`: how many samples the move completes (1 when the current one is done).
  */
 function moveTo(
   ctx: PreRunContext,
@@ -182,7 +186,6 @@ function moveTo(
   cur: CurrentJob,
   candidates: readonly JobShape[],
   free: Map<string, Resources>,
-  skip: number,
 ): PreRunStep | null {
   const { rec } = e;
   const room = new Map(free);
@@ -192,7 +195,7 @@ function moveTo(
     room.set(server, f);
   }
   const admits = roleFilter(rec.spec, ctx.servers);
-  for (const [i, shape] of candidates.entries()) {
+  for (const shape of candidates) {
     const trial = new Map(room);
     const placement = placePreRun(trial, rec.spec, shape, admits);
     if (placement === null) continue;
@@ -204,17 +207,7 @@ function moveTo(
       shape,
       placement,
     };
-    return {
-      entry: e,
-      actions: [action],
-      target: { shape, placement },
-      confirm: () => {
-        const pre = rec.preRun;
-        if (pre && i > 0) pre.shapes.splice(pre.done + skip, i); // the skipped samples are dropped
-        if (pre) pre.done += skip;
-        [rec.phase, rec.reason] = ['pre-run', null];
-      },
-    };
+    return { entry: e, actions: [action] };
   }
   return null;
 }

@@ -45,13 +45,20 @@ describe('Backend.reportJobs', () => {
       ['default/a', null],
       ['default/b', null],
     ]);
+    await c.settled(); // each sample's rollout takes steps, each after a round of its own
     for (let stage = 0; stage < 3; stage++) {
       feed(c, backend, 'a', 3);
       await c.roundNow('pre-run');
+      await c.settled();
     }
     await c.roundNow('full');
+    await c.settled();
     const last = backend.reports.at(-1)!.find((r) => r.jobId === 'default/a')!;
-    expect(backend.reports).toHaveLength(5);
+    const rounds = (await c.metrics.registry.getSingleMetricAsString('optimus_rounds_total')).match(
+      / (\d+)$/m,
+    );
+    expect(backend.reports).toHaveLength(Number(rounds?.[1]));
+    for (const r of backend.reports) expect(r.map((x) => x.jobId)).toEqual(['default/a', 'default/b']);
     expect(c.records()[0]?.phase).toBe('running');
     expect(last.phase).toBe('running');
     // The fake core's fit: 900 steps remain; the job has done `stepsDone` of them.

@@ -1,6 +1,7 @@
 /**
  * When rounds run: every scheduling interval, and soon after anything asks for one. Rounds never
- * overlap; requests while one is pending coalesce, and a full request upgrades a pre-run one.
+ * overlap; requests while one is pending coalesce — the earliest asked for wins (a rollout's
+ * requeue hint is never put off by a later request), and a full request upgrades a pre-run one.
  * Timers are injected, so the simulator drives the same scheduler on virtual time.
  */
 import type { TimerHandle, Timers } from './clock';
@@ -23,7 +24,7 @@ export interface RoundSchedulerOptions {
 
 export class RoundScheduler {
   private chain: Promise<void> = Promise.resolve();
-  private pending: { kind: RoundKind; timer: TimerHandle } | null = null;
+  private pending: { kind: RoundKind; timer: TimerHandle; dueMs: number } | null = null;
   private periodic: TimerHandle | null = null;
   private stopped = false;
   private lastFullMs = -Infinity;
@@ -48,16 +49,20 @@ export class RoundScheduler {
         return;
       }
     }
+    const now = this.o.nowMs?.() ?? 0;
     if (this.pending) {
       if (kind === 'full') this.pending.kind = 'full';
-      return;
+      // Sooner than the pending one: it moves up (without a clock, the first request stands).
+      if (!this.o.nowMs || now + delayMs >= this.pending.dueMs) return;
+      this.o.timers.clearTimeout(this.pending.timer);
+      kind = this.pending.kind;
     }
     const timer = this.o.timers.setTimeout(() => {
       const k = this.pending?.kind ?? kind;
       this.pending = null;
       this.enqueue(k);
     }, delayMs);
-    this.pending = { kind, timer };
+    this.pending = { kind, timer, dueMs: now + delayMs };
   }
 
   /** Runs a round now (after any in flight) and resolves when it is done; for tests and tools. */

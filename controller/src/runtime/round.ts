@@ -8,7 +8,9 @@
  *   5. pre-run   — advance sample runs of new jobs; start new ones where there is room
  *   6. decide    — the policy (full rounds) on the jobs nobody else moves this round
  *   7. plan      — diff(observed, decided)
- *   8. dispatch  — each job's actions to the executor, not awaited (assume, then confirm or forget)
+ *   8. target    — each job's actions become its target (ADR 0035), written into its record; once
+ *                  the record is saved, the rollout owner steps every job in flight toward its
+ *                  target (`rollout/rollouts.ts`), not awaited by the round
  * Every stage that can fail for one job is isolated: the job is marked degraded, the rest go on.
  */
 import type { Resources } from '../../../shared/src/units';
@@ -16,28 +18,28 @@ import type { PlanAction } from '../planning/types';
 import type { ServerSnapshot } from '../scheduling/types';
 import type { Backend, JobEnd, Observation } from './backend';
 import type { Clock } from './clock';
-import type { Core, CurrentJob } from './core';
+import type { Core } from './core';
 import { decideAndPlan } from './decide-phase';
-import type { Assumed } from './dispatch';
 import { LOST_SIDECAR_GRACE_MS, lostWorkers, type JobEntry } from './job-entry';
 import type { DegradedStage } from './job-record';
-import { jobIdOf } from './job-spec';
 import type { RuntimeMetrics } from './metrics';
 import { addUsage, heldBy, holdsAnything, maxUsage, stoppingTasks, usageOf } from './observation';
 import { preRunPhase } from './pre-run-phase';
 import { freeResources } from '../scheduling/placement/pre-run-placement';
 import { isTerminal, reconcileJob, type ReconcileTime } from './reconcile';
 import { refitJob } from './refit';
+import { isInFlight } from './rollout/in-flight';
+import type { Rollouts } from './rollout/rollouts';
 import { SpeedPeers } from './speed-peers';
 
 export type RoundKind = 'full' | 'pre-run';
 
-/** One job's actions for the dispatcher, and what to record in its intent once they apply. */
+/** One job's actions, to become its target. */
 export interface Dispatch {
   readonly entry: JobEntry;
   readonly actions: readonly PlanAction[];
-  readonly target: CurrentJob | null;
-  readonly confirm?: () => void;
+  /** The decision was taken on fitted models. */
+  readonly fitted?: boolean;
 }
 
 export interface RoundContext {
@@ -45,6 +47,9 @@ export interface RoundContext {
   readonly backend: Backend;
   readonly clock: Clock;
   readonly entries: ReadonlyMap<string, JobEntry>;
+  /** The restart cost the policy weighs for one job: its measured median, else the prior. */
+  readonly restartCostOf: (e: JobEntry) => number;
+  /** The default the policy input carries (for jobs it knows nothing else of). */
   readonly restartCostSec: number;
   readonly preRun: {
     readonly budget: number;
@@ -53,16 +58,14 @@ export interface RoundContext {
     readonly recordsPerWorker: number;
   };
   readonly metrics: RuntimeMetrics;
-  /** The rollout a job has in flight (assumed), if any; `busy` also covers an abandoned one. */
-  readonly assumed: (jobId: string) => Assumed | undefined;
-  readonly busy: (jobId: string) => boolean;
-  /** Hands a job's actions to the dispatcher; false when it could not take them this round. */
-  readonly dispatch: (d: Dispatch) => boolean;
+  /** The owner of every rollout: writes targets, sees how far they got. */
+  readonly rollouts: Rollouts;
   readonly degrade: (e: JobEntry, stage: DegradedStage, reason: string) => void;
   readonly heal: (e: JobEntry, stage: DegradedStage) => void;
 }
 
 export interface RoundOutcome {
+  readonly observation: Observation;
   readonly dispatched: readonly PlanAction[];
   readonly ended: readonly { readonly jobId: string; readonly end: JobEnd }[];
   /** Some job finished its pre-run and now needs a full round. */
@@ -77,7 +80,9 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
   const t: ReconcileTime = { now: ctx.clock.now(), wallMs: ctx.clock.wallMs() };
   const ended: { jobId: string; end: JobEnd }[] = [];
   for (const [id, e] of ctx.entries) {
-    const end = reconcileJob(e, observation.jobs.get(id), { ...t, inFlight: ctx.busy(id) }); // 2
+    const observed = observation.jobs.get(id);
+    ctx.rollouts.observe(e, observed, t.wallMs); // 2: how far its rollout got
+    const end = reconcileJob(e, observed, { ...t, inFlight: isInFlight(e) });
     if (end) ended.push({ jobId: id, end });
   }
   const active = [...ctx.entries.values()].filter((e) => !isTerminal(e));
@@ -92,13 +97,12 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
   const peers = new SpeedPeers(ctx.entries.values());
   if (kind === 'full') for (const e of active) refit(ctx, e, peers); // 3
   const dispatches: Dispatch[] = finishPhase(ctx); // 4
-  const scheduled = kind === 'full' ? active.filter((e) => schedulable(ctx, e)) : [];
+  const scheduled = kind === 'full' ? active.filter((e) => schedulable(e)) : [];
   const free = freeResources(observation.servers, held(ctx, observation, new Set(scheduled)));
   const pre = preRunPhase(
     {
       core: ctx.core,
       ...ctx.preRun,
-      busy: ctx.busy,
       servers: observation.servers,
       peerShapes: (e) => peers.shapes(e),
     },
@@ -110,9 +114,16 @@ export async function runRound(ctx: RoundContext, kind: RoundKind): Promise<Roun
   if (scheduled.length > 0) dispatches.push(...decidePhase(ctx, scheduled, observation.servers, free)); // 6, 7
   stopTimer();
   const dispatched: PlanAction[] = [];
-  for (const d of dispatches) if (ctx.dispatch(d)) dispatched.push(...d.actions); // 8
+  let inFlight = 0;
+  for (const e of ctx.entries.values()) if (isInFlight(e) && !e.rec.target?.end) inFlight += 1;
+  for (const d of dispatches) {
+    const was = isInFlight(d.entry);
+    if (!ctx.rollouts.write(d.entry, d.actions, { fitted: d.fitted ?? false, inFlight })) continue; // 8
+    dispatched.push(...d.actions);
+    if (!was && !d.entry.rec.target?.end) inFlight += 1;
+  }
   ctx.metrics.rounds.inc();
-  return { dispatched, ended, needsFullRound: pre.finished || (admitted && kind !== 'full') };
+  return { observation, dispatched, ended, needsFullRound: pre.finished || (admitted && kind !== 'full') };
 }
 
 /** Phase 3 for one job, isolated: a failed refit keeps the last good models and marks the job. */
@@ -133,11 +144,15 @@ function refit(ctx: RoundContext, e: JobEntry, peers: SpeedPeers): void {
   }
 }
 
-/** Phase 4: a job that is over is recorded as over and stopped, until nothing of it is observed. */
+/**
+ * Phase 4: a job that is over is recorded as over and stopped, until nothing of it is observed. Its
+ * finish target replaces whatever target it had (a resize in flight when it converged).
+ */
 function finishPhase(ctx: RoundContext): Dispatch[] {
   const out: Dispatch[] = [];
   for (const [id, e] of ctx.entries) {
-    if (!isTerminal(e) || ctx.busy(id) || !e.observed) continue;
+    if (!isTerminal(e) || !e.observed) continue;
+    if (e.rec.target?.end && isInFlight(e)) continue; // being finished
     if (!holdsAnything(e.observed) && e.observed.finished) continue;
     const end = e.rec.end ?? {
       outcome: e.rec.phase === 'done' ? ('succeeded' as const) : ('failed' as const),
@@ -146,38 +161,35 @@ function finishPhase(ctx: RoundContext): Dispatch[] {
     };
     // A job still training (its rule fired) saves its model; one whose program exited has nothing to save.
     const checkpoint = end.reason === 'Converged' && e.current !== null;
-    out.push({
-      entry: e,
-      actions: [{ kind: 'finish', jobId: id, ...end, checkpoint }],
-      target: null,
-    });
+    out.push({ entry: e, actions: [{ kind: 'finish', jobId: id, ...end, checkpoint }] });
   }
   return out;
 }
 
 /** Jobs the policy re-decides this round: past their pre-run, with models, nothing in flight. */
-function schedulable(ctx: RoundContext, e: JobEntry): boolean {
+function schedulable(e: JobEntry): boolean {
   const phase = e.rec.phase;
-  return (phase === 'running' || phase === 'waiting') && e.models !== null && !ctx.busy(jobIdOf(e.rec.spec));
+  return (phase === 'running' || phase === 'waiting') && e.models !== null && !isInFlight(e);
 }
 
 /**
  * What our jobs hold that the policy must not hand out: everything of the jobs it does not
- * re-decide (pre-runs, rollouts in flight at the worst of before and after, jobs being finished),
- * and the tasks still shutting down of those it does.
+ * re-decide (pre-runs, jobs being finished, and rollouts in flight: target ∪ observed, the worst of
+ * before and after per server), and the tasks still shutting down of those it does.
  */
 function held(ctx: RoundContext, observation: Observation, scheduled: ReadonlySet<JobEntry>): Usage {
   const out: Usage = new Map();
   for (const [id, e] of ctx.entries) {
     const observed = observation.jobs.get(id);
-    if ((observed?.tasks.length ?? 0) === 0 && !ctx.busy(id)) continue; // holds nothing
+    const inFlight = isInFlight(e);
+    if ((observed?.tasks.length ?? 0) === 0 && !inFlight) continue; // holds nothing
     if (scheduled.has(e)) {
       addUsage(out, usageOf(e.rec.spec, stoppingTasks(observed)));
       continue;
     }
     let holding: Usage = heldBy(e.rec.spec, observed) as Usage;
-    const target = ctx.assumed(id)?.target;
-    if (target) holding = maxUsage(holding, usageOf(e.rec.spec, target.placement));
+    const target = inFlight ? e.rec.target : null;
+    if (target) holding = maxUsage(holding, usageOf(e.rec.spec, target.tasks));
     addUsage(out, holding);
   }
   return out;
@@ -198,7 +210,7 @@ function decidePhase(
     ctx.core,
     scheduled,
     { now: ctx.clock.now(), servers: view, restartCostSec: ctx.restartCostSec },
-    (e) => lostWorkers(e, wall, grace),
+    { lostOf: (e) => lostWorkers(e, wall, grace), restartCostOf: ctx.restartCostOf },
   );
   for (const f of outcome.failed) ctx.degrade(f.entry, 'plan', f.error);
   const out: Dispatch[] = [];
@@ -207,10 +219,13 @@ function decidePhase(
     ctx.heal(d.entry, 'plan');
     if (d.decision.action === 'wait' && !d.entry.current)
       [rec.phase, rec.reason] = ['waiting', d.decision.reason];
-    if (d.actions.length > 0) out.push({ entry: d.entry, actions: d.actions, target: d.target });
+    if (d.actions.length > 0) out.push({ entry: d.entry, actions: d.actions, fitted: isFitted(d.entry) });
   }
   return out;
 }
+
+const isFitted = (e: JobEntry): boolean =>
+  e.models !== null && e.models.convergence.status === 'ok' && e.models.speedFitted;
 
 function reservedFrom(capacity: Resources, free: Resources): Resources {
   const out: Record<string, number> = {};

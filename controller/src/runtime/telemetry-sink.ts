@@ -30,6 +30,8 @@ export interface TelemetrySinkOptions {
   readonly recordsPerWorker: number;
   readonly clock: () => Clock;
   readonly requestRound: (kind: RoundKind, delayMs: number) => void;
+  /** A live record of a known job, after it was stored (its rollout's checkpoint or first step). */
+  readonly onRecord?: (e: JobEntry, record: MetricsRecord) => void;
   readonly log: Logger;
 }
 
@@ -66,6 +68,7 @@ export class TelemetrySink {
     if (live) this.o.store.appendRecord({ task, record, ...(incarnation !== undefined && { incarnation }) });
     e.obs.add(task, record, e.rec.spans);
     if (!live) return 'stored';
+    this.o.onRecord?.(e, record);
     const soon = (RECORD_ROUND_DELAY_SEC * 1000) / this.o.clock().scale;
     if (e.rec.phase === 'pre-run' && e.current) {
       const target = this.o.recordsPerWorker * e.current.shape.workers;

@@ -2,19 +2,22 @@
 import { pino } from 'pino';
 import { metricsTopic, type TaskId } from '../../../shared/src/topics';
 import type { MetricsRecord } from '../../../shared/src/schemas';
-import type { ExecuteOptions, ExecutionResult, Plan, PlanAction } from '../planning/types';
 import { planChanges } from '../planning/plan';
-import type { Decision, PolicyInput, ServerSnapshot } from '../scheduling/types';
+import type { Decision, PolicyInput, ServerSnapshot, TaskPlacement } from '../scheduling/types';
 import type {
   Backend,
   BackendEvents,
+  Executor,
   JobEnd,
   Observation,
   ObservedJob,
   RuntimeDocument,
   StateStore,
+  StepOutcome,
+  StepRequest,
   StoredRecord,
 } from './backend';
+import type { JobTarget, TargetTask } from './rollout/target';
 import { scaledClock } from './clock';
 import { Controller, type ControllerOptions, type Publisher } from './controller';
 import type { Core, CurrentJob } from './core';
@@ -43,14 +46,19 @@ export class MemoryPublisher implements Publisher {
 }
 
 /**
- * Applies every action at once, except those on jobs listed in `failFor` (or, for `hang`, never
- * answers until released); observes exactly what it runs.
+ * Carries out every step at once, except every step of jobs listed in `failFor`, the starts of
+ * those in `failStarts` (they fail) and of those in `hang` (they never answer until released);
+ * observes exactly what it runs.
  */
 export class FakeBackend implements Backend {
-  readonly plans: PlanAction[][] = [];
+  /** Every step the executor was asked to take, in order. */
+  readonly steps: StepRequest[] = [];
   readonly running = new Map<string, CurrentJob>();
+  /** The generation each running task was started for, per job and `role/index` (absent: unknown). */
+  private readonly generations = new Map<string, Map<string, number>>();
   readonly failFor = new Set<string>();
-  /** Jobs whose actions never return (until `release()`), like a rollout stuck on a pod. */
+  readonly failStarts = new Set<string>();
+  /** Jobs whose starts never return (until `release()`), like a step stuck on an API call. */
   readonly hang = new Set<string>();
   /** How a job's program ended on its own (observed as `exited`). */
   readonly exits = new Map<string, JobEnd>();
@@ -60,49 +68,95 @@ export class FakeBackend implements Backend {
   events: BackendEvents | null = null;
   /** Every admit, in order: the job id and whether it was a fresh submission. */
   readonly admits: { id: string; fresh: boolean }[] = [];
-  readonly executor = {
-    execute: async (plan: Plan, o?: ExecuteOptions): Promise<ExecutionResult> => {
-      // Only plans that do something: a timer-driven round with nothing to do must not shift `at(-1)`.
-      if (plan.actions.length > 0) this.plans.push([...plan.actions]);
-      if (plan.actions.some((a) => this.hang.has(a.jobId))) {
-        await new Promise<void>((resolve) => {
-          this.hung.push(resolve);
-          o?.signal?.addEventListener('abort', () => resolve());
-        });
-        return { applied: [], failed: plan.actions.map((action) => ({ action, error: 'hung' })) };
-      }
-      const failed = plan.actions
-        .filter((a) => this.failFor.has(a.jobId))
-        .map((action) => ({ action, error: 'nope' }));
-      const applied = plan.actions.filter((a) => !this.failFor.has(a.jobId));
-      for (const a of applied) {
-        if (a.kind === 'start' || a.kind === 'resize')
-          this.running.set(a.jobId, { shape: a.shape, placement: a.placement });
-        if (a.kind === 'suspend') this.running.delete(a.jobId);
-        if (a.kind === 'finish') {
-          this.running.delete(a.jobId);
-          this.finished.set(a.jobId, { outcome: a.outcome, reason: a.reason, message: a.message });
-        }
-      }
-      return { applied, failed };
-    },
-  };
+  readonly executor: Executor = { step: (r) => this.step(r) };
   servers: ServerSnapshot[] = [{ name: 'node-a', capacity: { cpu: 16 }, reserved: {} }];
   /** Jobs the backend knows (admitted, not removed). */
   readonly known = new Set<string>();
+
+  /** The targets the runtime stepped `jobId` toward, one per generation, in order. */
+  targets(jobId: string): JobTarget[] {
+    const out = new Map<number, JobTarget>();
+    for (const r of this.steps) if (r.jobId === jobId) out.set(r.target.generation, r.target);
+    return [...out.values()];
+  }
+
+  /** The kinds of the steps taken for `jobId`, in order (`start`, `stop`, `record-end`). */
+  stepKinds(jobId: string): string[] {
+    return this.steps.filter((r) => r.jobId === jobId).map((r) => r.step.kind);
+  }
+
+  private async step(r: StepRequest): Promise<StepOutcome> {
+    this.steps.push(r);
+    const { step } = r;
+    if (this.failFor.has(r.jobId)) return { kind: 'failed', error: 'nope' };
+    switch (step.kind) {
+      case 'record-end':
+        this.finished.set(r.jobId, step.end);
+        return { kind: 'done' };
+      case 'stop':
+        this.stopTasks(r.jobId, step.tasks);
+        return { kind: 'done' };
+      case 'start':
+        if (this.hang.has(r.jobId)) {
+          await new Promise<void>((resolve) => this.hung.push(resolve));
+          return { kind: 'failed', error: 'hung' };
+        }
+        if (this.failStarts.has(r.jobId)) return { kind: 'failed', error: 'nope' };
+        this.startTasks(r.jobId, step.tasks);
+        return { kind: 'done' };
+    }
+  }
+
+  private stopTasks(id: string, tasks: readonly TaskPlacement[]): void {
+    const cur = this.running.get(id);
+    if (!cur) return;
+    const gone = (p: TaskPlacement) => tasks.some((t) => t.role === p.role && t.index === p.index);
+    this.set(
+      id,
+      cur.placement.filter((p) => !gone(p)),
+    );
+    for (const t of tasks) this.generations.get(id)?.delete(`${t.role}/${t.index}`);
+  }
+
+  private startTasks(id: string, tasks: readonly TargetTask[]): void {
+    const before = (this.running.get(id)?.placement ?? []).filter(
+      (p) => !tasks.some((t) => t.role === p.role && t.index === p.index),
+    );
+    this.set(id, [...before, ...tasks.map(({ role, index, server }) => ({ role, index, server }))]);
+    const g = this.generations.get(id) ?? new Map<string, number>();
+    for (const t of tasks) g.set(`${t.role}/${t.index}`, t.generation);
+    this.generations.set(id, g);
+  }
+
+  private set(id: string, placement: TaskPlacement[]): void {
+    if (placement.length === 0) {
+      this.running.delete(id);
+      return;
+    }
+    const shape = {
+      ps: placement.filter((p) => p.role === 'ps').length,
+      workers: placement.filter((p) => p.role === 'worker').length,
+    };
+    this.running.set(id, { shape, placement });
+  }
+
   async observe(): Promise<Observation> {
     const jobs = new Map<string, ObservedJob>();
     for (const id of this.known) {
       const cur = this.running.get(id);
+      const g = this.generations.get(id);
       jobs.set(id, {
-        tasks: (cur?.placement ?? []).map((p) => ({ ...p, state: 'running' as const })),
+        tasks: (cur?.placement ?? []).map((p) => {
+          const generation = g?.get(`${p.role}/${p.index}`);
+          return { ...p, state: 'running' as const, ...(generation !== undefined ? { generation } : {}) };
+        }),
         exited: this.exits.get(id) ?? null,
         finished: this.finished.get(id) ?? null,
       });
     }
     return { servers: this.servers, jobs };
   }
-  /** Lets every hung action return (as failed). */
+  /** Lets every hung step return (as failed). */
   release(): void {
     for (const r of this.hung.splice(0)) r();
   }
@@ -112,6 +166,7 @@ export class FakeBackend implements Backend {
   }
   async remove(id: string): Promise<void> {
     this.running.delete(id);
+    this.generations.delete(id);
     this.known.delete(id);
   }
   attach(events: BackendEvents): void {
@@ -196,6 +251,7 @@ export function buildController(
     id: 'test',
     schedulingIntervalSec: 3600,
     restartCostSec: 10,
+    rolloutPollMs: 0,
     preRun: { budget: 4, maxPs: 2, maxWorkers: 3, recordsPerWorker: 2 },
     ...o.options,
   });

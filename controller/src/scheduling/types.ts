@@ -112,6 +112,11 @@ export interface JobSnapshot {
   readonly lostWorkers?: readonly number[];
   /** Optional weight on the job's gain (paper: 0.95 for new jobs; default 1). */
   readonly priority?: number;
+  /**
+   * Seconds a checkpoint → restart costs this job, as measured by its own rollouts (the runtime's
+   * prior until it has one); absent: the input's `restartCostSec`.
+   */
+  readonly restartCostSec?: number;
   /** Servers each role may use (absent: any server); see `core/eligibility.ts`. */
   readonly constraints?: RoleConstraints | undefined;
 }
@@ -121,7 +126,7 @@ export interface PolicyInput {
   readonly now: number;
   readonly servers: readonly ServerSnapshot[];
   readonly jobs: readonly JobSnapshot[];
-  /** Seconds a checkpoint → restart costs a running job (resize cost). */
+  /** Seconds a checkpoint → restart costs a running job (resize cost), unless its snapshot says. */
   readonly restartCostSec: number;
 }
 

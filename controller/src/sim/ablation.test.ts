@@ -11,6 +11,10 @@ const figures = (avgJct: number): RunFigures => ({
   makespan: 100,
   restarts: 0,
   utilization: 0,
+  rolloutLatencySec: 0,
+  rolloutLatencyP95Sec: 0,
+  inFlightShare: 0,
+  restartCostSec: 0,
 });
 const result = (perSeed: number[]): VariantResult => ({
   figures: figures(perSeed.reduce((a, b) => a + b, 0) / perSeed.length),

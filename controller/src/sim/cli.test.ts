@@ -55,9 +55,13 @@ describe('optimus trace export / simulate', () => {
     for (const name of ['optimus', 'drf']) {
       expect(Object.keys(doc.policies[name]!).sort()).toEqual([
         'avgJct',
+        'inFlightShare',
         'makespan',
         'p95Jct',
+        'restartCostSec',
         'restarts',
+        'rolloutLatencyP95Sec',
+        'rolloutLatencySec',
         'utilization',
       ]);
     }

@@ -17,6 +17,7 @@ import { oracleModels, type EstimationModels, type Estimation } from './estimato
 import type { MeasuredModel } from './measured-table';
 import { resolveWork } from './loss-curve';
 import { figuresOf, type JobOutcome, type RunFigures, type TimelinePoint } from './metrics';
+import { ASSUMED, totalSec } from './restart-phases';
 import { SimBackend, traceJobName } from './sim-backend';
 import type { SimCluster } from './sim-executor';
 import type { Trace, TraceJob } from './trace';
@@ -32,8 +33,13 @@ export interface SimulationOptions {
   readonly seed: number;
   /** Seconds between scheduling rounds (default 600, the paper's). */
   readonly intervalSec?: number;
-  /** Seconds a checkpoint → restart costs (default 30). */
+  /**
+   * Seconds from SIGTERM to the first step of a restart, spread over the rollout's phases in the
+   * proportions of `restart-phases.ts` (default: that table as it is, 30 s, per model).
+   */
   readonly restartPauseSec?: number;
+  /** Rollouts in flight at most (default: the runtime's, as in every backend). */
+  readonly rolloutConcurrency?: number;
   /** The runtime's pre-run settings (online estimation; defaults: the runtime's). */
   readonly preRun?: { budget?: number; maxPs?: number; maxWorkers?: number; recordsPerWorker?: number };
   /** Prior for jobs without a convergence fit yet, in epochs (default 20). */
@@ -61,12 +67,11 @@ export interface SimulationResult extends RunFigures {
   /** Full (policy) rounds the runtime ran. */
   readonly rounds: number;
   readonly watched: readonly WatchedEstimate[];
-  /** Plan actions the simulated cluster refused (a policy asking for what does not fit). */
+  /** Rollout steps the simulated cluster refused (a start that does not fit, say). */
   readonly failedActions: number;
 }
 
 const DEFAULT_INTERVAL = 600;
-const DEFAULT_PAUSE = 30;
 /** Full rounds in a row with work left, no arrival to come and nothing running: the policy is stuck. */
 const MAX_IDLE_ROUNDS = 20;
 
@@ -109,14 +114,15 @@ const nullPublisher: Publisher = { publish: async () => {}, discards: true };
 /** Runs one simulation to the last job's completion. */
 export async function simulate(o: SimulationOptions): Promise<SimulationResult> {
   const interval = o.intervalSec ?? DEFAULT_INTERVAL;
-  const pause = o.restartPauseSec ?? DEFAULT_PAUSE;
+  // The runtime's prior for a restart's cost: what the assumptions add up to (it measures the rest).
+  const pause = o.restartPauseSec ?? totalSec(ASSUMED);
   const time = new VirtualTime();
   let controller: Controller | null = null;
   const backend = new SimBackend({
     trace: o.trace,
     measured: o.measured,
     seed: o.seed,
-    restartPauseSec: pause,
+    ...(o.restartPauseSec === undefined ? {} : { restartPauseSec: o.restartPauseSec }),
     now: () => time.seconds,
     wallMs: () => time.clock.wallMs(),
     sink: (task, record) => controller?.ingestRecord(task, record),
@@ -143,7 +149,9 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     schedulingIntervalSec: interval,
     restartCostSec: pause,
     preRun: { ...o.preRun, ...(speedsKnown ? { budget: 0 } : {}) },
-    rolloutConcurrency: Number.MAX_SAFE_INTEGER,
+    ...(o.rolloutConcurrency === undefined ? {} : { rolloutConcurrency: o.rolloutConcurrency }),
+    // Time moves only between events: a rollout is looked at when its tasks change, never polled.
+    rolloutPollMs: 0,
     minRoundGapSec: o.minRoundGapSec ?? 0,
   });
   controller = ctl;
@@ -172,7 +180,7 @@ async function drive(c: DriveContext): Promise<SimulationResult> {
   let idleSince: number | null = null;
   let lastDecisions = -1;
   for (;;) {
-    await ctl.settled();
+    await ctl.idle();
     if (allocationChanged) {
       timeline.push(usagePoint(backend.cluster, capacity, time.seconds));
       allocationChanged = false;
@@ -260,11 +268,12 @@ function results(
       arrival: r.submittedAt,
       finish,
       jct: finish - r.submittedAt,
-      restarts: backend.cluster.jobs.get(id)?.restarts ?? 0,
+      restarts: r.restarts,
     };
   });
-  const failedActions = backend.cluster.failedActions;
-  return { ...figuresOf(jobs, timeline), jobs, timeline, rounds: ctl.decisionCount, watched, failedActions };
+  const failedActions = backend.cluster.failedSteps;
+  const figures = figuresOf(jobs, timeline, ctl.rolloutFigures());
+  return { ...figures, jobs, timeline, rounds: ctl.decisionCount, watched, failedActions };
 }
 
 function watch(

@@ -77,6 +77,10 @@ function averageFigures(runs: readonly RunFigures[]): RunFigures {
     makespan: mean(runs.map((r) => r.makespan)),
     restarts: mean(runs.map((r) => r.restarts)),
     utilization: mean(runs.map((r) => r.utilization)),
+    rolloutLatencySec: mean(runs.map((r) => r.rolloutLatencySec)),
+    rolloutLatencyP95Sec: mean(runs.map((r) => r.rolloutLatencyP95Sec)),
+    inFlightShare: mean(runs.map((r) => r.inFlightShare)),
+    restartCostSec: mean(runs.map((r) => r.restartCostSec)),
   };
 }
 
@@ -205,6 +209,10 @@ export function roundFigures(f: RunFigures): RunFigures {
     makespan: round(f.makespan, 1),
     restarts: round(f.restarts, 2),
     utilization: round(f.utilization, 4),
+    rolloutLatencySec: round(f.rolloutLatencySec, 1),
+    rolloutLatencyP95Sec: round(f.rolloutLatencyP95Sec, 1),
+    inFlightShare: round(f.inFlightShare, 4),
+    restartCostSec: round(f.restartCostSec, 1),
   };
 }
 

@@ -1,4 +1,8 @@
-/** Figures of a simulation run: JCTs, makespan, restarts and a utilisation integral over time. */
+/**
+ * Figures of a simulation run: JCTs, makespan, restarts, a utilisation integral over time, and how
+ * long rollouts took (ADR 0035: they take time in the simulator as in a cluster).
+ */
+import type { RolloutFigures } from '../runtime/rollout/rollout-stats';
 
 /** One finished job. */
 export interface JobOutcome {
@@ -27,6 +31,16 @@ export interface RunFigures {
   readonly makespan: number;
   readonly restarts: number;
   readonly utilization: number;
+  /** Median and p95 seconds from a rollout's target to the observation that it was reached. */
+  readonly rolloutLatencySec: number;
+  readonly rolloutLatencyP95Sec: number;
+  /**
+   * The in-flight window: job-seconds spent with a rollout in flight (observed ≠ target), as a
+   * share of all job-seconds from arrival to completion.
+   */
+  readonly inFlightShare: number;
+  /** Median measured restart cost (SIGTERM → first step), seconds; 0 without any restart. */
+  readonly restartCostSec: number;
 }
 
 /** Nearest-rank percentile of a non-empty list. */
@@ -50,14 +64,25 @@ export function meanUtilization(timeline: readonly TimelinePoint[], end: number)
 }
 
 /** Figures of one run. Makespan is measured from time 0 (the trace start) to the last finish. */
-export function figuresOf(jobs: readonly JobOutcome[], timeline: readonly TimelinePoint[]): RunFigures {
+export function figuresOf(
+  jobs: readonly JobOutcome[],
+  timeline: readonly TimelinePoint[],
+  rollouts: RolloutFigures | null = null,
+): RunFigures {
   const jcts = jobs.map((j) => j.jct);
   const makespan = jobs.reduce((m, j) => Math.max(m, j.finish), 0);
+  const jobSeconds = jcts.reduce((a, b) => a + b, 0);
+  const latency = rollouts?.latencySec ?? [];
+  const restarts = rollouts?.restartSec ?? [];
   return {
-    avgJct: jcts.length ? jcts.reduce((a, b) => a + b, 0) / jcts.length : 0,
+    avgJct: jcts.length ? jobSeconds / jcts.length : 0,
     p95Jct: jcts.length ? percentile(jcts, 0.95) : 0,
     makespan,
     restarts: jobs.reduce((s, j) => s + j.restarts, 0),
     utilization: meanUtilization(timeline, makespan),
+    rolloutLatencySec: latency.length ? percentile(latency, 0.5) : 0,
+    rolloutLatencyP95Sec: latency.length ? percentile(latency, 0.95) : 0,
+    inFlightShare: jobSeconds > 0 ? (rollouts?.inFlightSec ?? 0) / jobSeconds : 0,
+    restartCostSec: restarts.length ? percentile(restarts, 0.5) : 0,
   };
 }

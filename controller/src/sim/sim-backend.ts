@@ -6,11 +6,20 @@
  */
 import type { MetricsRecord } from '../../../shared/src/schemas';
 import type { TaskId } from '../../../shared/src/topics';
-import type { Backend, BackendEvents, Observation, ObservedJob } from '../runtime/backend';
+import type {
+  Backend,
+  BackendEvents,
+  Executor,
+  Observation,
+  ObservedJob,
+  StepOutcome,
+  StepRequest,
+} from '../runtime/backend';
 import type { ServerSnapshot } from '../scheduling/types';
 import type { JobSpec } from '../runtime/job-spec';
 import { jobIdOf } from '../runtime/job-spec';
 import type { MeasuredModel } from './measured-table';
+import { phasesFor, scaledTo, type RestartPhases } from './restart-phases';
 import { SimCluster, type SimJobState } from './sim-executor';
 import { SimTrainer } from './sim-trainer';
 import type { Trace, TraceJob } from './trace';
@@ -19,7 +28,11 @@ export interface SimBackendOptions {
   readonly trace: Trace;
   readonly measured: ReadonlyMap<string, MeasuredModel>;
   readonly seed: number;
-  readonly restartPauseSec: number;
+  /**
+   * The rollout phases' total (SIGTERM → first step), in the proportions of `restart-phases.ts`;
+   * absent: the table as it is (per model).
+   */
+  readonly restartPauseSec?: number;
   /** Virtual time: job seconds and wall ms. */
   readonly now: () => number;
   readonly wallMs: () => number;
@@ -37,7 +50,7 @@ export function traceJobName(id: string): { namespace: string; name: string } {
 
 export class SimBackend implements Backend {
   readonly cluster: SimCluster;
-  readonly executor: SimCluster;
+  readonly executor: Executor = { step: (r) => Promise.resolve(this.step(r)) };
   readonly trainers = new Map<string, SimTrainer>();
   private readonly byId: ReadonlyMap<string, TraceJob>;
   private events: BackendEvents | null = null;
@@ -45,8 +58,9 @@ export class SimBackend implements Backend {
   private readonly servers: readonly ServerSnapshot[];
 
   constructor(private readonly o: SimBackendOptions) {
-    this.cluster = new SimCluster(o.trace.cluster.servers, o.restartPauseSec);
-    this.executor = this.cluster;
+    const fixed = o.restartPauseSec === undefined ? null : scaledTo(o.restartPauseSec);
+    const phases = (model: string | undefined): RestartPhases => fixed ?? phasesFor(model);
+    this.cluster = new SimCluster(o.trace.cluster.servers, (job) => phases(job.model));
     this.byId = new Map(o.trace.jobs.map((j) => [jobIdOf(traceJobName(j.id)), j]));
     this.servers = this.cluster.servers.map((s) => ({ name: s.name, capacity: s.capacity, reserved: {} }));
   }
@@ -61,10 +75,11 @@ export class SimBackend implements Backend {
    * unchanged job keeps its very object, which the runtime may compare by identity.
    */
   async observe(): Promise<Observation> {
+    this.settle(this.o.now());
     for (const id of this.cluster.touched) {
       const state = this.cluster.jobs.get(id);
       // A job recorded as finished that holds nothing needs no word: the runtime has wound it up.
-      if (!state || (state.finished && state.placement.length === 0)) this.observedJobs.delete(id);
+      if (!state || (state.finished && state.tasks.length === 0)) this.observedJobs.delete(id);
       else this.observedJobs.set(id, this.observed(id, state));
     }
     this.cluster.touched.clear();
@@ -88,7 +103,7 @@ export class SimBackend implements Backend {
         ...(this.o.assignment ? { assignment: this.o.assignment } : {}),
       }),
     );
-    this.cluster.submit({ id, psDemand: job.psDemand, workerDemand: job.workerDemand });
+    this.cluster.submit({ id, psDemand: job.psDemand, workerDemand: job.workerDemand, model: job.type });
   }
 
   async remove(jobId: string): Promise<void> {
@@ -96,9 +111,28 @@ export class SimBackend implements Backend {
     this.trainers.delete(jobId);
   }
 
-  /** Job seconds of the next thing any program does, or Infinity. */
+  /** One rollout step, carried out at once on the simulated cluster (its effects take their time). */
+  private step(r: StepRequest): StepOutcome {
+    const error = this.cluster.apply(r.jobId, r.target, r.step);
+    return error === null ? { kind: 'done', requeueAfterMs: 0 } : { kind: 'failed', error };
+  }
+
+  /**
+   * The tasks' transitions due by `now` (stopped ones gone, started ones running), and the
+   * checkpoints written meanwhile reported by their jobs' programs.
+   */
+  private settle(now: number): boolean {
+    const { checkpoints, moved } = this.cluster.settle(now);
+    for (const id of checkpoints) {
+      const trainer = this.trainers.get(id);
+      if (trainer) this.o.sink(...trainer.checkpointRecord(this.o.wallMs()));
+    }
+    return moved;
+  }
+
+  /** Job seconds of the next thing any program or task does, or Infinity. */
   nextEventAt(now: number): number {
-    let t = Infinity;
+    let t = this.cluster.nextTransitionAt();
     for (const id of this.cluster.running) {
       const state = this.cluster.jobs.get(id);
       const trainer = this.trainers.get(id);
@@ -119,10 +153,10 @@ export class SimBackend implements Backend {
       for (const [task, record] of records) this.o.sink(task, record);
       if (exited) {
         changed = true;
-        this.cluster.touched.add(id);
+        this.cluster.programExited(id);
       }
     }
-    this.cluster.now = to;
+    if (this.settle(to)) changed = true;
     if (changed) this.events?.changed();
   }
 
@@ -130,11 +164,13 @@ export class SimBackend implements Backend {
 
   private observed(id: string, state: SimJobState): ObservedJob {
     const trainer = this.trainers.get(id);
-    const running = trainer?.exitedAt === null;
     return {
-      tasks: state.placement.map((p) => ({
-        ...p,
-        state: running ? ('running' as const) : ('succeeded' as const),
+      tasks: state.tasks.map((t) => ({
+        role: t.role,
+        index: t.index,
+        server: t.server,
+        generation: t.generation,
+        state: t.state,
       })),
       exited:
         trainer && trainer.exitedAt !== null

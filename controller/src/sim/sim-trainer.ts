@@ -162,6 +162,32 @@ export class SimTrainer {
     return { records, exited: end };
   }
 
+  /**
+   * The record worker 0's sidecar reports once the job wrote its checkpoint after a SIGTERM (MXNet's
+   * `Saved checkpoint to ...` line): what the runtime measures a restart's checkpoint by.
+   */
+  checkpointRecord(wallMs: number): [TaskId, MetricsRecord] {
+    const seq = this.seqs.get(0) ?? 0;
+    this.seqs.set(0, seq + 1);
+    return [
+      { namespace: this.o.namespace, job: this.o.name, role: 'worker', index: 0 },
+      {
+        v: 1,
+        seq,
+        ts: wallMs,
+        framework: 'mxnet',
+        kind: 'checkpoint',
+        epoch: Math.floor(this.done / this.o.job.stepsPerEpoch),
+        batch: null,
+        samplesPerSec: null,
+        stepTime: null,
+        loss: null,
+        lossName: null,
+        metrics: {},
+      },
+    ];
+  }
+
   private logLines(state: SimJobState, wallMs: number, out: [TaskId, MetricsRecord][]): void {
     const shape = state.shape!;
     const { job } = this.o;

@@ -101,11 +101,21 @@ function humanTable(doc: ComparisonReport | AblationReport): string {
       `makespan ${(f.makespan / 3600).toFixed(2)} h  restarts ${f.restarts.toFixed(0).padStart(4)}  ` +
       `util ${(f.utilization * 100).toFixed(0)}%${extra(name)}`,
   );
+  // Rollouts take time (ADR 0035): how long, and how much of the jobs' time they were in flight.
+  const rollouts = Object.entries(rows).map(
+    ([name, f]) =>
+      `${name.padEnd(30)} rollout ${f.rolloutLatencySec.toFixed(1)} s (p95 ${f.rolloutLatencyP95Sec.toFixed(1)} s)  ` +
+      `in flight ${(f.inFlightShare * 100).toFixed(1)}% of job time  restart cost ${f.restartCostSec.toFixed(1)} s`,
+  );
   const failures = Object.entries(doc.failed).map(([name, why]) => `${name.padEnd(30)} FAILED: ${why}\n`);
   const bound =
     `makespan bound (last arrival + shortest possible run): ${(doc.makespanBound / 3600).toFixed(2)} h\n` +
     `avg JCT bound (shortest runs alone; SRPT on each pooled resource): ${doc.jctBound.toFixed(0)} s`;
-  return `workload ${doc.workload}, ${doc.seeds} seed(s)\n${lines.join('\n')}\n${failures.join('')}${bound}\n`;
+  return (
+    `workload ${doc.workload}, ${doc.seeds} seed(s)\n${lines.join('\n')}\n${failures.join('')}` +
+    `rollouts (target → running, median; the share of job time with a rollout in flight; SIGTERM → first step):\n` +
+    `${rollouts.join('\n')}\n${bound}\n`
+  );
 }
 
 async function run(flags: SimulateFlags): Promise<void> {

@@ -9,6 +9,8 @@ export const API_VERSION = `${GROUP}/${VERSION}` as const;
 export const LABEL_JOB = 'optimus.dev/job' as const;
 export const LABEL_ROLE = 'optimus.dev/role' as const;
 export const LABEL_INDEX = 'optimus.dev/index' as const;
+/** The target generation a pod was started for (ADR 0035): observation says which generation runs. */
+export const LABEL_GENERATION = 'optimus.dev/generation' as const;
 /** Asks the webhook for the sidecar; any training pod can opt in with it (see docs/training-contract.md, section 7). */
 export const ANNOTATION_INJECT = 'optimus.dev/inject' as const;
 /**

@@ -11,7 +11,7 @@ import type { ObservedJob, ObservedTask, TaskState } from '../../runtime/backend
 import type { JobShape, TaskPlacement } from '../../scheduling/types';
 import { isOurPod } from './cluster-view';
 import { exitedOf, finishedOf } from './completion';
-import { KIND, LABEL_INDEX, LABEL_ROLE } from '../api/names';
+import { KIND, LABEL_GENERATION, LABEL_INDEX, LABEL_ROLE } from '../api/names';
 import type { OptimusJob } from '../api/optimus-job';
 import { jobIdOfResource } from '../api/optimus-job';
 import { podState } from '../rollout/pod-state';
@@ -63,7 +63,15 @@ function taskOf(pod: V1Pod, nowMs: number, t: ObserveTimings): ObservedTask | nu
   const role = labels[LABEL_ROLE];
   const index = Number(labels[LABEL_INDEX]);
   if ((role !== 'ps' && role !== 'worker') || !Number.isInteger(index)) return null;
-  return { role, index, server: serverOf(pod), state: taskStateOf(pod, nowMs, t) };
+  // Pods an older controller started carry no generation: they match any target's (ADR 0035).
+  const generation = Number(labels[LABEL_GENERATION]);
+  return {
+    role,
+    index,
+    server: serverOf(pod),
+    state: taskStateOf(pod, nowMs, t),
+    ...(labels[LABEL_GENERATION] !== undefined && Number.isInteger(generation) ? { generation } : {}),
+  };
 }
 
 /** The uid of the OptimusJob that owns `pod`, if one does. */

@@ -3,7 +3,24 @@
  * becomes a checkpoint → restart rollout (see `rollout.ts`). Jobs are handled in parallel, the
  * actions of one job in plan order; one failing action never stops the rest of the plan.
  */
-import type { ExecuteOptions, ExecutionResult, Executor, Plan, PlanAction } from '../../planning/types';
+import type { Plan, PlanAction } from '../../planning/types';
+
+export interface ExecutionResult {
+  readonly applied: readonly PlanAction[];
+  readonly failed: readonly { readonly action: PlanAction; readonly error: string }[];
+}
+
+export interface ExecuteOptions {
+  /** Aborted when the caller gives up waiting: the executor stops at its next step. */
+  readonly signal?: AbortSignal;
+  /** The target generation the pods the plan starts are labelled with (ADR 0035). */
+  readonly generation?: number;
+}
+
+/** Carries a whole plan out (the executor before ADR 0035; see `plan-steps.ts`). */
+export interface PlanExecutor {
+  execute(plan: Plan, options?: ExecuteOptions): Promise<ExecutionResult>;
+}
 import type { JobShape, TaskPlacement } from '../../scheduling/types';
 import { CONDITION, setCondition } from '../api/conditions';
 import type { JobEvent, JobEvents } from '../status/events';
@@ -59,7 +76,7 @@ function runningEvent(
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-export class KubernetesExecutor implements Executor {
+export class KubernetesExecutor implements PlanExecutor {
   /** Jobs with an action in progress, and how many (plans of one job may overlap after an abort). */
   private readonly inProgress = new Map<string, number>();
 
@@ -80,7 +97,7 @@ export class KubernetesExecutor implements Executor {
    * the next observation shows.
    */
   async execute(plan: Plan, options: ExecuteOptions = {}): Promise<ExecutionResult> {
-    const { signal } = options;
+    const { signal, generation } = options;
     const byJob = new Map<string, PlanAction[]>();
     for (const a of plan.actions) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
     const errors = new Map<PlanAction, string>();
@@ -91,7 +108,7 @@ export class KubernetesExecutor implements Executor {
           for (const a of actions) {
             try {
               signal?.throwIfAborted();
-              await (a.kind === 'finish' ? this.finish(a, signal) : this.apply(a, signal));
+              await (a.kind === 'finish' ? this.finish(a, signal) : this.apply(a, signal, generation));
             } catch (err) {
               errors.set(a, messageOf(err));
             }
@@ -136,7 +153,11 @@ export class KubernetesExecutor implements Executor {
     return { job, spec: parsed.spec };
   }
 
-  private async apply(a: Exclude<PlanAction, { kind: 'finish' }>, signal?: AbortSignal): Promise<void> {
+  private async apply(
+    a: Exclude<PlanAction, { kind: 'finish' }>,
+    signal?: AbortSignal,
+    generation?: number,
+  ): Promise<void> {
     const { job, spec } = await this.load(a.jobId);
     // The status is the record that a job is over: nothing starts it again, whatever asks.
     if (isFinished(job) && a.kind !== 'suspend')
@@ -146,7 +167,7 @@ export class KubernetesExecutor implements Executor {
         // Leftovers (a controller that died mid-rollout) are stopped first: one set at a time.
         await this.d.rollouts.stopAll(job, spec, signal);
         return this.startSet(
-          { job, spec, shape: a.shape, placement: a.placement, signal },
+          { job, spec, shape: a.shape, placement: a.placement, signal, generation },
           {
             restarted: job.status?.phase === 'Suspended',
             previous: null,
@@ -157,7 +178,7 @@ export class KubernetesExecutor implements Executor {
         const previous = runningSetOf(this.d.pods.list(job.metadata.namespace, job.metadata.name));
         await this.d.rollouts.stopAll(job, spec, signal);
         return this.startSet(
-          { job, spec, shape: a.shape, placement: a.placement, signal },
+          { job, spec, shape: a.shape, placement: a.placement, signal, generation },
           {
             restarted: true,
             previous,
@@ -171,7 +192,7 @@ export class KubernetesExecutor implements Executor {
         this.emit(job, { type: 'Normal', reason: EVENT_REASON.Suspended, action: 'Suspend', note: a.reason });
         return;
       case 'replace-worker':
-        return this.replaceWorker(job, spec, a.index, a.server, signal);
+        return this.replaceWorker(job, spec, { index: a.index, server: a.server, generation }, signal);
     }
   }
 
@@ -216,12 +237,13 @@ export class KubernetesExecutor implements Executor {
       shape: JobShape;
       placement: readonly TaskPlacement[];
       signal: AbortSignal | undefined;
+      generation: number | undefined;
     },
     o: { restarted: boolean; previous: { shape: JobShape; placement: readonly TaskPlacement[] } | null },
   ): Promise<void> {
-    const { job, spec, shape, placement, signal } = set;
+    const { job, spec, shape, placement, signal, generation } = set;
     const { restarted, previous } = o;
-    const outcome = await this.d.rollouts.launch(job, spec, shape, placement, signal);
+    const outcome = await this.d.rollouts.launch(job, spec, shape, placement, signal, generation);
     if (outcome.ok) {
       await this.d.rollouts.running(job, shape, placement, restarted);
       await this.d.rollouts.rolloutSucceeded(job);
@@ -266,10 +288,10 @@ export class KubernetesExecutor implements Executor {
   private async replaceWorker(
     job: OptimusJob,
     spec: OptimusJobSpec,
-    index: number,
-    server: string,
+    to: { index: number; server: string; generation: number | undefined },
     signal?: AbortSignal,
   ): Promise<void> {
+    const { index, server, generation } = to;
     const running = runningSetOf(this.d.pods.list(job.metadata.namespace, job.metadata.name));
     const shape = running?.shape;
     const placement = running?.placement ?? [];
@@ -289,7 +311,14 @@ export class KubernetesExecutor implements Executor {
       // An abort stops here: the job runs a worker short, which the next round observes and re-plans.
       signal?.throwIfAborted();
       const outcome = await this.d.pods
-        .create([buildTaskPod({ job, spec, shape, placement }, 'worker', index, target)])
+        .create([
+          buildTaskPod(
+            { job, spec, shape, placement, ...(generation === undefined ? {} : { generation }) },
+            'worker',
+            index,
+            target,
+          ),
+        ])
         .then((created) => this.d.pods.waitRunning(created, { timeoutMs, unschedulableGraceMs, signal }))
         // A rejected create (a conflict, a quota) is a failed start like any other: never a job
         // left one worker short without a condition.

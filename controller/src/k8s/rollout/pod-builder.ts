@@ -36,6 +36,7 @@ import {
   DMLC_PS_ROOT_PORT,
   DONE_FILE,
   KIND,
+  LABEL_GENERATION,
   LABEL_INDEX,
   LABEL_JOB,
   LABEL_ROLE,
@@ -52,6 +53,8 @@ export interface RolloutInput {
   readonly spec: OptimusJobSpec;
   readonly shape: JobShape;
   readonly placement: readonly TaskPlacement[];
+  /** The target generation the pods are started for (their label); absent: unlabelled. */
+  readonly generation?: number;
 }
 
 export const ownerReferenceOf = (job: OptimusJob): V1OwnerReference => ({
@@ -194,7 +197,11 @@ export function buildTaskPod(input: RolloutInput, role: PodRole, index: number, 
     metadata: {
       name: podName(job.metadata.name, role, index),
       namespace: job.metadata.namespace,
-      labels: { ...template.metadata?.labels, ...labelsOf(job.metadata.name, role, index) },
+      labels: {
+        ...template.metadata?.labels,
+        ...labelsOf(job.metadata.name, role, index),
+        ...(input.generation === undefined ? {} : { [LABEL_GENERATION]: String(input.generation) }),
+      },
       annotations: {
         ...userAnnotations,
         // The user may turn the sidecar off per role ("false"); the default is on.

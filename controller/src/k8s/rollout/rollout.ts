@@ -77,10 +77,17 @@ export class Rollouts {
     shape: JobShape,
     placement: readonly TaskPlacement[],
     signal?: AbortSignal,
+    generation?: number,
   ): Promise<StartOutcome> {
     signal?.throwIfAborted();
     await this.ensureService(job, spec);
-    const pods = buildJobPods({ job, spec, shape, placement });
+    const pods = buildJobPods({
+      job,
+      spec,
+      shape,
+      placement,
+      ...(generation === undefined ? {} : { generation }),
+    });
     const ns = job.metadata.namespace;
     let outcome: StartOutcome;
     try {

@@ -7,6 +7,13 @@ import type { ProgressReport } from './status-reporter';
 const report = (o: Partial<JobReport> = {}): JobReport => ({
   jobId: 'default/a',
   phase: 'running',
+  current: null,
+  target: null,
+  restarts: 0,
+  end: null,
+  reason: null,
+  degraded: null,
+  restartCost: {},
   progress: 0.4,
   predictedCompletionMs: 1_900_000_000_000,
   models: { convergence: { status: 'ok', beta: [1, 2, 3] }, speedFitted: true },

@@ -31,6 +31,8 @@ class Slots {
   /** The best next step: WORKER, PS or PAIR. */
   readonly next: Uint8Array;
   readonly pairWeight: Float64Array;
+  /** Per slot: seconds a restart costs the job (0: the rule is off for it). */
+  readonly restart: Float64Array;
   /** Current shape of a running job (-1 otherwise): any other shape costs a restart. */
   readonly curPs: Int32Array;
   readonly curWorkers: Int32Array;
@@ -42,7 +44,7 @@ class Slots {
     r: number,
     readonly relative: boolean,
     readonly pairs: boolean,
-    readonly restartSec: number,
+    restartAware: boolean,
   ) {
     const n = states.length;
     this.r = r;
@@ -65,11 +67,15 @@ class Slots {
       this.workerDemand.set(s.job.worker, i * r);
     });
     this.speed = states.map((s) => s.job.speed);
-    this.curPs = Int32Array.from(states, (s) =>
-      restartSec > 0 ? (s.job.snapshot.current?.shape.ps ?? -1) : -1,
+    // Each job's own restart cost (measured, else the prior); 0 when the rule is off.
+    this.restart = Float64Array.from(states, (s) => (restartAware ? s.job.restartSec : 0));
+    this.curPs = Int32Array.from(states, (s, i) =>
+      (this.restart[i] ?? 0) > 0 ? (s.job.snapshot.current?.shape.ps ?? -1) : -1,
     );
     this.curWorkers = Int32Array.from(states, (s) => s.job.snapshot.current?.shape.workers ?? -1);
-    if (restartSec > 0) states.forEach((st, i) => (this.time[i] = this.remaining(i, st.ps, st.workers)));
+    states.forEach((st, i) => {
+      if ((this.restart[i] ?? 0) > 0) this.time[i] = this.remaining(i, st.ps, st.workers);
+    });
     this.next = new Uint8Array(n);
     this.pairWeight = Float64Array.from(
       states,
@@ -86,7 +92,7 @@ class Slots {
     const t = Number.isFinite(speed) && speed > 0 ? steps / speed : Infinity;
     const cur = this.curPs[slot] ?? -1;
     const moved = cur >= 0 && (cur !== ps || this.curWorkers[slot] !== workers);
-    return moved ? t + this.restartSec : t;
+    return moved ? t + (this.restart[slot] ?? 0) : t;
   }
 
   fits(pool: Float64Array, demand: Float64Array, slot: number): boolean {
@@ -174,8 +180,11 @@ export interface GrowOptions {
   readonly relative?: boolean;
   /** Also consider +1 PS +1 worker as one step. */
   readonly pairs?: boolean;
-  /** Seconds a running job loses when its shape changes, added to its time at other shapes. */
-  readonly restartSec?: number;
+  /**
+   * A running job's time at another shape includes what a restart costs it (its own restart
+   * seconds, `PreparedJob.restartSec`).
+   */
+  readonly restartAware?: boolean;
 }
 
 /**
@@ -189,7 +198,7 @@ export function grow(states: readonly GrowState[], pool: Float64Array, options: 
     pool.length,
     options.relative ?? false,
     options.pairs ?? false,
-    options.restartSec ?? 0,
+    options.restartAware ?? false,
   );
   for (let slot = 0; slot < states.length; slot++) if (s.refresh(slot, pool)) s.heap.push(slot);
   for (let slot = s.heap.pop(); slot >= 0; slot = s.heap.pop()) {
@@ -206,6 +215,8 @@ export function grow(states: readonly GrowState[], pool: Float64Array, options: 
     state.ps = s.ps[slot] ?? state.ps;
     state.workers = s.workers[slot] ?? state.workers;
     state.time =
-      s.restartSec > 0 ? remainingSeconds(state.job, state.ps, state.workers) : (s.time[slot] ?? state.time);
+      (s.restart[slot] ?? 0) > 0
+        ? remainingSeconds(state.job, state.ps, state.workers)
+        : (s.time[slot] ?? state.time);
   });
 }

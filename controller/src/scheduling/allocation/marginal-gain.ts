@@ -10,7 +10,8 @@
  * 3. Resize cost (beyond the paper, on by default): a running job's remaining time at any shape
  *    other than its current one includes the restart pause, so the loop itself weighs the churn;
  *    and a running job only changes shape when the predicted saving over its remaining time
- *    exceeds `restartCostSec`, otherwise it keeps its current shape if the pool allows.
+ *    exceeds its restart cost (its own, measured by its rollouts, else the input's
+ *    `restartCostSec`), otherwise it keeps its current shape if the pool allows.
  *    Resources freed that way go to jobs that are not running.
  * 4. Shrink protection (beyond the paper, with the resize cost): a running job whose tentative
  *    shape would cost it more (slower finish + restart) than its remaining time — the longest
@@ -66,14 +67,13 @@ export function marginalGainAllocator(options: MarginalGainOptions = {}): Alloca
   return {
     name: 'marginal-gain',
     allocate(request: AllocationRequest): Allocation {
-      const restartSec = request.input.restartCostSec;
       const growOptions = {
         relative: (options.gain ?? 'relative') === 'relative',
         pairs: options.lookAhead ?? true,
-        restartSec: restartAware ? restartSec : 0,
+        restartAware,
       };
       const first = allocateFrom(request, new Set(), growOptions, worthARestart);
-      const keep = protect ? notWorthSlowingDown(first.states, restartSec) : null;
+      const keep = protect ? notWorthSlowingDown(first.states) : null;
       // One more run with the protected jobs' shapes reserved; not iterated, so a round costs at
       // most two allocations.
       const { states, waiting } = keep?.size
@@ -100,7 +100,7 @@ function allocateFrom(
   const { states, waiting } = minimumShapes(others, pool);
   grow(states, pool, growOptions);
   if (resizeCost) {
-    keepShapesNotWorthARestart(states, pool, request.input.restartCostSec);
+    keepShapesNotWorthARestart(states, pool);
     grow(
       states.filter((s) => s.job.snapshot.current === null),
       pool,
@@ -114,7 +114,7 @@ function allocateFrom(
  * The resize-cost rule. Reverting a job that grew frees resources, so those go first; reverting
  * a job that shrank needs resources and happens only if they are still free.
  */
-function keepShapesNotWorthARestart(states: GrowState[], pool: Float64Array, restartCostSec: number): void {
+function keepShapesNotWorthARestart(states: GrowState[], pool: Float64Array): void {
   const freeing: GrowState[] = [];
   const needing: GrowState[] = [];
   for (const s of states) {
@@ -122,7 +122,7 @@ function keepShapesNotWorthARestart(states: GrowState[], pool: Float64Array, res
     if (!current || !withinBounds(s.job, current)) continue;
     if (current.ps === s.ps && current.workers === s.workers) continue;
     const atCurrent = remainingSeconds(s.job, current.ps, current.workers);
-    if (saving(atCurrent, s.time) > restartCostSec) continue; // worth the restart
+    if (saving(atCurrent, s.time) > s.job.restartSec) continue; // worth the restart
     (current.ps <= s.ps && current.workers <= s.workers ? freeing : needing).push(s);
   }
   for (const s of [...freeing, ...needing]) {

@@ -20,7 +20,7 @@ import { bundle, fits, subtract } from '../core/resource-vector';
 import type { GrowState } from './minimum-shapes';
 
 /** Ids of the running jobs whose tentative shape loses more than it can give (see above). */
-export function notWorthSlowingDown(states: readonly GrowState[], restartSec: number): Set<string> {
+export function notWorthSlowingDown(states: readonly GrowState[]): Set<string> {
   const keep = new Set<string>();
   for (const s of states) {
     const current = s.job.snapshot.current?.shape;
@@ -29,7 +29,7 @@ export function notWorthSlowingDown(states: readonly GrowState[], restartSec: nu
     const atCurrent = remainingSeconds(s.job, current.ps, current.workers);
     const atNew = remainingSeconds(s.job, s.ps, s.workers);
     if (!Number.isFinite(atCurrent)) continue;
-    const loss = atNew + restartSec - atCurrent;
+    const loss = atNew + s.job.restartSec - atCurrent;
     if (loss > 0 && loss >= atCurrent) keep.add(s.job.id);
   }
   return keep;

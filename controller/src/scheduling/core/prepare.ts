@@ -28,6 +28,8 @@ export interface PreparedJob {
   readonly maxPs: number;
   readonly maxWorkers: number;
   readonly priority: number;
+  /** Seconds a restart costs this job (its snapshot's, else the input's; never negative). */
+  readonly restartSec: number;
   /** Copied out of the snapshot: the allocation loop reads them ~200,000 times per round in
    * random job order, and every pointer hop saved is a cache miss saved. */
   readonly steps: number;
@@ -59,6 +61,7 @@ export function prepare(input: PolicyInput): PreparedInput {
   const total = new Float64Array(space.names.length);
   for (const s of servers)
     for (let i = 0; i < total.length; i++) total[i] = (total[i] ?? 0) + (s.allocatable[i] ?? 0);
+  const restartCostSec = validSec(input.restartCostSec) ?? 0;
   const invalid = new Map<string, string>();
   const seen = new Set<string>();
   const jobs: PreparedJob[] = [];
@@ -69,13 +72,15 @@ export function prepare(input: PolicyInput): PreparedInput {
     const nowhere = eligible.nowhere.get(job.id);
     if (reason !== null) invalid.set(job.id, `invalid job: ${reason}`);
     else if (nowhere !== undefined) invalid.set(job.id, nowhere);
-    else jobs.push(prepareJob(space, total, job, eligible));
+    else jobs.push(prepareJob(space, total, job, eligible, validSec(job.restartCostSec) ?? restartCostSec));
   }
   jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const restartCostSec =
-    Number.isFinite(input.restartCostSec) && input.restartCostSec > 0 ? input.restartCostSec : 0;
   return { space, servers, serverIndex, jobs, invalid, total, restartCostSec };
 }
+
+/** Seconds when finite and not negative, else undefined (a bad figure is ignored, not trusted). */
+const validSec = (s: number | undefined): number | undefined =>
+  s !== undefined && Number.isFinite(s) && s >= 0 ? s : undefined;
 
 function* recordsOf(input: PolicyInput) {
   for (const s of input.servers) yield s.capacity;
@@ -117,6 +122,7 @@ function prepareJob(
   total: Float64Array,
   job: JobSnapshot,
   eligible: Eligibility,
+  restartSec: number,
 ): PreparedJob {
   const ps = toVector(space, job.psDemand);
   const worker = toVector(space, job.workerDemand);
@@ -135,6 +141,7 @@ function prepareJob(
     maxPs: job.maxPs,
     maxWorkers: job.maxWorkers,
     priority: job.priority ?? 1,
+    restartSec,
     steps: job.remaining.steps,
     speed: job.speed,
   };
