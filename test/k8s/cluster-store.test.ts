@@ -72,6 +72,40 @@ describe('ClusterStore', () => {
     expect(cm.data![KEY_RECORDS]!.trim().split('\n')).toHaveLength(100);
   });
 
+  it('writes a new target through before the save resolves, and rejects while it cannot', async () => {
+    const store = storeOf(backend);
+    await store.load();
+    const a = jobRecordOf(backend, 'default/a');
+    const targetOf = (generation: number) => ({
+      generation,
+      tasks: [{ role: 'ps' as const, index: 0, server: 'n1', generation }],
+      checkpoint: true,
+      restart: false,
+      fitted: false,
+      sinceMs: 0,
+      deadlineMs: 1e12,
+    });
+    a.target = targetOf(1);
+    await store.saveDocument(docOf([a]));
+    expect(configMapWrites()).toBe(1);
+    expect(JSON.parse((await readConfigMap('a')).data![KEY_JOB]!)).toMatchObject({
+      record: { target: { generation: 1 } },
+    });
+    // The same target again, or another change without a new target: batched as before.
+    a.phase = 'running';
+    await store.saveDocument(docOf([a], 2));
+    expect(configMapWrites()).toBe(1);
+    // Read back by a controller that restarts: the target is what its ConfigMap holds.
+    const again = storeOf(backend);
+    const loaded = await again.load();
+    expect(loaded.doc?.jobs.find((r) => r.spec.name === 'a')?.target).toMatchObject({ generation: 1 });
+    const follower = storeOf(backend, { isLeader: () => false });
+    await follower.load();
+    a.target = targetOf(2);
+    await expect(follower.saveDocument(docOf([a], 3))).rejects.toThrow(/not in their ConfigMaps/);
+    expect(configMapWrites()).toBe(1);
+  });
+
   it('flushes on its own after flushMs, and a replica that is not the leader writes nothing', async () => {
     const store = storeOf(backend, { flushMs: 50 });
     await store.load();

@@ -1,7 +1,8 @@
 /**
  * A controller killed (SIGKILL, a real process) at the worst moments of the level-triggered loop,
  * then started again: the new one starts from what the cluster shows — pods and job statuses —
- * not from its ConfigMap store, which lags by up to a flush period.
+ * and from the job's target, which its ConfigMap store holds before anything steps toward it
+ * (ADR 0035; the rest of the store lags by up to a flush period).
  *   - right after it recorded a job as Succeeded, before deleting any pod: the job is adopted as
  *     finished (never started again) and its pods are deleted — the status is written first, so
  *     this crash can no longer leave a job with 0 pods whose status says it runs;
@@ -132,7 +133,8 @@ describe('a controller killed at the worst moment and started again', () => {
       for (let i = 0; i < workers; i++) c.fake.exit('default', `fin-worker-${i}`, 0);
       await killed;
       await proc!.exited;
-      // What the crash left: a finished status, pods still there, a store that still says pre-run.
+      // What the crash left: a finished status, pods still there, a store that holds the finish
+      // as the job's target (written through before the end was recorded).
       const left = await c.job('default', 'fin');
       expect(left.status).toMatchObject({ phase: 'Succeeded', completionTime: expect.any(String) });
       expect(left.status?.conditions?.find((x) => x.type === 'Complete')).toMatchObject({
@@ -141,7 +143,7 @@ describe('a controller killed at the worst moment and started again', () => {
       });
       expect(podWrites(c, 'fin', 0).filter((q) => q.verb === 'delete')).toHaveLength(deletedBefore);
       expect(livePods(c, 'fin').length).toBeGreaterThan(1);
-      expect((await storedRecordOf(c, 'fin'))?.phase).toBe('pre-run');
+      expect((await storedRecordOf(c, 'fin'))?.target?.end).toMatchObject({ outcome: 'succeeded' });
 
       const mark = c.double.requests.length;
       run = await startRun(c, broker!.url);

@@ -14,6 +14,11 @@
  * loses at most `flushMs` of observations, which the models only miss as samples — unlike the
  * local FileStore, acknowledgement is not durable per record. The decision counter is written
  * along with job changes only, so after a restart it may lag by the rounds that changed nothing.
+ *
+ * A job's target (ADR 0035) is the exception: a document with a newer target generation than the
+ * job's ConfigMap holds is written through before `saveDocument` resolves (and rejects if it could
+ * not be), because the runtime steps toward a target only once it is durable — a controller that
+ * dies after a step then reads back the target its pods were started for, never an older one.
  */
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { metricsRecordSchema } from '../../../../shared/src/schemas';
@@ -36,6 +41,12 @@ export const KEY_RECORDS = 'records.jsonl' as const;
 export const MAX_RECORD_BYTES = 512 * 1024;
 export const configMapNameOf = (job: string): string => `${job}-observations`;
 
+/** A record's target generation (0 without a target, or with one a hand edit broke). */
+const generationOf = (rec: JobRecord): number => {
+  const g = (rec.target as { generation?: unknown } | null | undefined)?.generation;
+  return typeof g === 'number' ? g : 0;
+};
+
 export interface ClusterStoreOptions {
   readonly clients: KubeClients;
   /** The OptimusJobs the informer holds: state is loaded and kept only for these. */
@@ -53,6 +64,9 @@ interface JobState {
   record: string | null;
   dirty: boolean;
   resourceVersion: string | undefined;
+  /** The target generation in `record`, and the one last written to the ConfigMap. */
+  generation: number;
+  writtenGeneration: number;
 }
 
 export class ClusterStore implements StateStore {
@@ -91,6 +105,9 @@ export class ClusterStore implements StateStore {
         record: JSON.stringify(loaded.record),
         dirty: false,
         resourceVersion: loaded.resourceVersion,
+        // What the ConfigMap holds is durable: the target read back is the one steps go on toward.
+        generation: generationOf(loaded.record),
+        writtenGeneration: generationOf(loaded.record),
       });
     }
     if (origin === null) return { doc: null, records: [] };
@@ -106,20 +123,34 @@ export class ClusterStore implements StateStore {
     this.schedule();
   }
 
-  saveDocument(doc: RuntimeDocument): Promise<void> {
+  async saveDocument(doc: RuntimeDocument): Promise<void> {
     this.meta = { originMs: doc.originMs, decisions: doc.decisions };
     const ids = new Set<string>();
+    const newTargets: string[] = [];
     for (const rec of doc.jobs) {
       const id = `${rec.spec.namespace}/${rec.spec.name}`;
       ids.add(id);
       const s = this.stateOf(id);
       const json = JSON.stringify(rec);
       if (s.record !== json) [s.record, s.dirty] = [json, true];
+      s.generation = generationOf(rec);
+      if (s.generation > s.writtenGeneration) newTargets.push(id);
     }
     // A job the runtime forgot: stop writing it (its ConfigMap goes with the OptimusJob).
     for (const id of this.state.keys()) if (!ids.has(id)) this.state.delete(id);
-    this.schedule();
-    return Promise.resolve();
+    if (newTargets.length === 0) {
+      this.schedule();
+      return;
+    }
+    await this.flush();
+    const unwritten = newTargets.filter((id) => {
+      const s = this.state.get(id);
+      return s !== undefined && s.generation > s.writtenGeneration;
+    });
+    if (unwritten.length > 0) {
+      this.schedule();
+      throw new Error(`the targets of ${unwritten.join(', ')} are not in their ConfigMaps yet`);
+    }
   }
 
   /**
@@ -147,7 +178,18 @@ export class ClusterStore implements StateStore {
 
   private stateOf(id: string): JobState {
     let s = this.state.get(id);
-    if (!s) this.state.set(id, (s = { records: [], record: null, dirty: false, resourceVersion: undefined }));
+    if (!s)
+      this.state.set(
+        id,
+        (s = {
+          records: [],
+          record: null,
+          dirty: false,
+          resourceVersion: undefined,
+          generation: 0,
+          writtenGeneration: 0,
+        }),
+      );
     return s;
   }
 
@@ -174,8 +216,10 @@ export class ClusterStore implements StateStore {
       this.stats.dropped += thinned.dropped;
       s.records = thinned.kept;
       s.dirty = false;
+      const generation = s.generation;
       try {
         await this.write(job, s);
+        s.writtenGeneration = Math.max(s.writtenGeneration, generation);
         this.stats.writes += 1;
       } catch (err) {
         s.dirty = true; // the next flush tries again
