@@ -201,7 +201,7 @@ export function registerSimulateCommands(program: Command): void {
     .option('--interval <sec>', 'scheduling interval in seconds', numberFlag('interval', 1), 600)
     .option(
       '--restart-pause <sec>',
-      'checkpoint → restart pause per resize, seconds',
+      'seconds from SIGTERM to the first step of a restart, spread over checkpoint, termination, pod start and first step (sim/restart-phases.ts; 0: rollouts are instant)',
       numberFlag('restart-pause', 0),
       30,
     )
