@@ -185,7 +185,8 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   access = brokerAccess({ cfg, backend, client: bridge.client, password, log });
   const ctl = new Controller({
     core: defaultCore(cfg.policy),
-    backend: access ? withBrokerAccess(rt, access) : rt,
+    // A job created again under an old name gets new credentials: its password is salted by its uid.
+    backend: access ? withBrokerAccess(rt, access, (spec) => jobUid(backend, spec)) : rt,
     store,
     publisher: bridge,
     clock: (origin) => scaledClock({ scale: 1, originMs: origin ?? Date.now() }),
@@ -358,4 +359,10 @@ function debounce(fn: () => Promise<void>, ms: number, onError: (err: unknown) =
 function sidecarRequests(configured: ControllerConfig['sidecarResources']): Record<string, number> {
   const requests = Object.keys(configured).length ? configured.requests : DEFAULT_SIDECAR_RESOURCES.requests;
   return parseResources(requests);
+}
+
+/** The OptimusJob's uid (what tells this creation of the job from an earlier one of the same name). */
+function jobUid(backend: KubernetesBackend, spec: { namespace: string; name: string }): string | undefined {
+  const id = `${spec.namespace}/${spec.name}`;
+  return backend.jobs.list().find((e) => e.id === id)?.job.metadata.uid;
 }
