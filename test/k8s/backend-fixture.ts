@@ -45,7 +45,7 @@ export function startBackend(
 export function startRun(
   cluster: TestCluster,
   brokerUrl: string,
-  o: { identity?: string; store?: KubernetesRunOptions['store'] } = {},
+  o: { identity?: string; store?: KubernetesRunOptions['store']; env?: Record<string, string> } = {},
 ): Promise<KubernetesRun> {
   return runKubernetes({
     cfg: loadConfig({
@@ -57,6 +57,7 @@ export function startRun(
       // Two samples: the scenarios here crash and resize inside a pre-run.
       OPTIMUS_PRE_RUN_BUDGET: '2',
       OPTIMUS_LOG_LEVEL: 'silent',
+      ...o.env,
     }),
     kubeConfig: kubeConfigFor(cluster.double.url, CONTROLLER_TOKEN),
     ...(o.store ? { store: o.store } : {}),

@@ -75,6 +75,22 @@ const envSchema = z.object({
       ),
     ),
   OPTIMUS_CREDENTIALS_SOURCE: z.string().min(1).optional(),
+  OPTIMUS_NAMESPACE_SELECTOR: z
+    .string()
+    .regex(
+      /^([a-z0-9A-Z]([-a-zA-Z0-9_./]*[a-zA-Z0-9])?=[a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?)(,[a-z0-9A-Z]([-a-zA-Z0-9_./]*[a-zA-Z0-9])?=[a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?)*$/,
+      'must be key=value labels, comma-separated (all must match)',
+    )
+    .optional(),
+  OPTIMUS_POD_SECURITY_ALLOW: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== ''),
+    ),
 });
 
 /**
@@ -136,7 +152,15 @@ export const SETTINGS = {
   ],
   OPTIMUS_WATCH_NAMESPACES: [
     '--watch-namespaces',
-    'comma-separated namespaces whose OptimusJobs run (default: all)',
+    'comma-separated namespaces whose OptimusJobs run (with the selector: also these; neither: all)',
+  ],
+  OPTIMUS_NAMESPACE_SELECTOR: [
+    '--namespace-selector',
+    'jobs run in namespaces with these labels (key=value,…), besides --watch-namespaces',
+  ],
+  OPTIMUS_POD_SECURITY_ALLOW: [
+    '--pod-security-allow',
+    'pod security checks a cluster admin allows (check, or namespace:check; comma-separated)',
   ],
   OPTIMUS_LOG_LEVEL: ['--log-level', `pino log level: ${LOG_LEVELS.join(', ')} (default info)`],
 } as const satisfies Record<keyof z.input<typeof envSchema>, readonly [string, string]>;
@@ -179,6 +203,10 @@ export interface ControllerConfig {
   readonly watchNamespaces: readonly string[];
   /** Secret of the home namespace copied into job namespaces as `sidecarCredentialsSecret`. */
   readonly credentialsSource: string | undefined;
+  /** Namespaces with all these labels run jobs too (`key=value,…`); neither this nor a list: all. */
+  readonly namespaceSelector: string | undefined;
+  /** Pod security checks allowed (`check` or `namespace:check`); see `k8s/api/pod-security.ts`. */
+  readonly podSecurityAllow: readonly string[];
 }
 
 /** Thrown for a bad configuration value; the message names the variable (or flag). */
@@ -245,6 +273,8 @@ export function loadConfig(
     logLevel: e.OPTIMUS_LOG_LEVEL,
     watchNamespaces: e.OPTIMUS_WATCH_NAMESPACES,
     credentialsSource: e.OPTIMUS_CREDENTIALS_SOURCE,
+    namespaceSelector: e.OPTIMUS_NAMESPACE_SELECTOR,
+    podSecurityAllow: e.OPTIMUS_POD_SECURITY_ALLOW,
   };
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return { ...base, ...defined };

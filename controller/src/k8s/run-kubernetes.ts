@@ -36,7 +36,10 @@ import { createKubernetesBackend } from './index';
 import { JobApi } from './api/job-api';
 import { describeError } from './api/api-reachability';
 import { CredentialsDistributor, startCredentialsSync } from './broker/credentials';
-import { markRejected, syncJobs } from './job-feed';
+import { clearRejection, markRejected, syncJobs } from './job-feed';
+import { CONDITION } from './api/conditions';
+import { admissionRules, outOfScope } from './admission-rules';
+import { namespaceScope } from './observe/namespace-scope';
 import { parseResources } from './api/quantity';
 import { KubernetesRuntimeBackend } from './runtime-backend';
 import { registerWebhookMetrics } from './webhook/metrics';
@@ -102,15 +105,20 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     config: o.kubeConfig,
     namespace: cfg.podNamespace ?? 'default',
     identity,
-    ...(watched.length === 1 ? { watchNamespace: watched[0] } : {}),
+    ...(watched.length === 1 && !cfg.namespaceSelector ? { watchNamespace: watched[0] } : {}),
+    ...(cfg.namespaceSelector ? { namespaceSelector: cfg.namespaceSelector } : {}),
     leaderElection: { enabled: cfg.leaderElection, leaseName: cfg.leaseName },
     ...webhookOptions(cfg),
     // One line per distinct problem and minute: an unreachable API must not print a stack every 2 s.
     onError: throttled((err) => log.warn({ error: describeError(err) }, 'kubernetes backend'), 60_000),
   });
   // With several watched namespaces the job informer is cluster-wide (read-only); run only theirs.
-  const jobsInScope = () =>
-    backend.jobs.list().filter((e) => watched.length === 0 || watched.includes(e.job.metadata.namespace));
+  const scope = namespaceScope({
+    named: watched,
+    selector: cfg.namespaceSelector,
+    selected: () => backend.selectedNamespaces(),
+  });
+  const jobsInScope = () => backend.jobs.list().filter((e) => scope.includes(e.job.metadata.namespace));
   await backend.start();
   // A follower still serves the webhook and answers its probes (see followerProbes).
   // A follower answers admission reviews too: its counts are scraped from its own /metrics.
@@ -136,7 +144,8 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     onError: (err) => log.warn({ err }, 'cluster store'),
     ...o.store,
   });
-  const inScope = (ns: string) => watched.length === 0 || watched.includes(ns);
+  const inScope = (ns: string) => scope.includes(ns) && ns !== cfg.podNamespace;
+  const admission = admissionRules(cfg);
   const credentials =
     cfg.credentialsSource && cfg.sidecarCredentialsSecret
       ? startCredentialsSync({
@@ -213,7 +222,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const podOverhead = cfg.sidecarImage ? sidecarRequests(cfg.sidecarResources) : {};
   // Every OptimusJob known before the queue is taken over: a record queued for a job the store did
   // not hold yet (a leader that died before its first flush) would otherwise arrive for an unknown job.
-  await syncJobs(ctl, backend.jobs.list(), podOverhead).catch((err: unknown) =>
+  await syncJobs(ctl, jobsInScope(), podOverhead, admission).catch((err: unknown) =>
     log.warn({ err }, 'job sync'),
   );
   await bridge.open();
@@ -227,9 +236,10 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     async () => {
       // The sidecars of a job's pods mount the credentials from the job's namespace: copy them first.
       await credentials?.sync();
-      const r = await syncJobs(ctl, jobsInScope(), podOverhead);
-      const byId = new Map(jobsInScope().map((e) => [e.id, e.job]));
-      for (const rej of r.rejected) {
+      const r = await syncJobs(ctl, jobsInScope(), podOverhead, admission);
+      const byId = new Map(backend.jobs.list().map((e) => [e.id, e.job]));
+      const elsewhere = outOfScope(backend.jobs.list(), scope, cfg.podNamespace);
+      for (const rej of [...r.rejected, ...elsewhere]) {
         await markRejected(jobApi, rej, new Date().toISOString());
         // Re-sent every sync; the recorder sends an identical event once per de-dup window.
         const job = byId.get(rej.id);
@@ -241,6 +251,11 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
             note: `${rej.reason}: ${rej.error}`,
           });
       }
+      for (const id of r.submitted)
+        if (
+          byId.get(id)?.status?.conditions?.some((c) => c.type === CONDITION.Invalid && c.status === 'True')
+        )
+          await clearRejection(jobApi, id, new Date().toISOString());
       if (r.submitted.length || r.removed.length) log.info(r, 'jobs synced from OptimusJobs');
       if (r.failed.length === 0) return;
       // Informer events may not come again soon: retry the jobs that failed on our own.
@@ -252,6 +267,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     (err) => log.warn({ err }, 'job sync'),
   );
   const offJobs = backend.jobs.onChange(feed);
+  const offNamespaces = backend.onNamespaceChange(feed);
   feed();
   const token = cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined;
   const source = bindSource(ctl, async () => (await rt.observe()).servers);
@@ -273,6 +289,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const stop = () =>
     (stopping ??= (async () => {
       offJobs();
+      offNamespaces();
       sampler.stop();
       clearTimeout(retry);
       credentials?.stop();
