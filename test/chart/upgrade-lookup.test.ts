@@ -101,7 +101,7 @@ describe('upgrade keeps generated secrets (lookup)', () => {
 
 describe('job namespaces chosen by label (lookup at install and upgrade)', () => {
   const ns = (name: string, labels: Record<string, string> = {}): K8sObject =>
-    ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } }) as unknown as K8sObject;
+    ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
 
   it('binds the controller’s writes in the labelled namespaces only, never its own, and the webhook follows', async () => {
     api.secrets.clear();

@@ -58,7 +58,7 @@ export function rbacAuthorizer(
         : ns === undefined
           ? undefined
           : api.store.get(type('roles'), ns, name);
-    return ((role as { rules?: Rule[] } | undefined)?.rules ?? []) as Rule[];
+    return ((role as { rules?: Rule[] } | undefined)?.rules ?? []);
   };
   return (a) => {
     const sa = serviceAccounts.get(a.user);

@@ -149,7 +149,7 @@ function containerLevel(spec: V1PodSpec): Found[] {
   const lists: [string, readonly V1Container[]][] = [
     ['containers', spec.containers],
     ['initContainers', spec.initContainers ?? []],
-    ['ephemeralContainers', (spec.ephemeralContainers ?? []) as V1Container[]],
+    ['ephemeralContainers', (spec.ephemeralContainers ?? [])],
   ];
   for (const [list, containers] of lists)
     for (const [i, c] of containers.entries()) {
