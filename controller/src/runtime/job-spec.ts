@@ -29,6 +29,12 @@ export const jobSpecSchema = z
     namespace: nameSegmentSchema.default('default'),
     name: nameSegmentSchema,
     mode: z.enum(['sync', 'async']).default('sync'),
+    /**
+     * Which task's log tells the job's progress: its workers (MXNet, PyTorch), or its coordinator —
+     * the `scheduler` task, TF 2.x ParameterServerStrategy's chief, whose `Model.fit` prints the
+     * job's global steps, loss and step time while the workers print nothing.
+     */
+    progressFrom: z.enum(['workers', 'coordinator']).default('workers'),
     /** Sync: the global batch M (per-worker batch ⌊M/w⌋). Async: the per-worker batch. See `batch.ts`. */
     batchSize: z.number().int().positive(),
     stepsPerEpoch: z.number().int().positive(),
