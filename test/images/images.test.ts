@@ -125,7 +125,7 @@ describe('the Node the images carry', () => {
     async () => {
       expect(IMAGE_NODE, 'CI must name the image Node in OPTIMUS_IMAGE_NODE').not.toBeNull();
       const version = await new Promise<string>((resolve, reject) =>
-        execFile(IMAGE_NODE!, ['--version'], (err, out) => (err ? reject(err) : resolve(out.trim()))),
+        execFile(IMAGE_NODE!, ['--version'], (err, out) => (err ? reject(new Error(err.message)) : resolve(out.trim()))),
       );
       expect(version).toMatch(new RegExp(`^v${IMAGE_NODE_MAJOR}\\.`));
     },

@@ -28,7 +28,7 @@ const spans: ShapeSpan[] = [{ shape: { ps: 1, workers: 2 }, since: 0, until: nul
 /** The coordinator's log as the sidecar turns it into records (one second apart). */
 function records(): MetricsRecord[] {
   const { records: drafts } = parseBuffer(readFileSync(FIXTURE), { batchSize: 64 });
-  return drafts.map((d, seq) => ({ ...d, v: 1, seq, ts: 1 + seq }) as MetricsRecord);
+  return drafts.map((d, seq) => ({ ...d, v: 1, seq, ts: 1 + seq }));
 }
 
 describe('progress from the coordinator (progressFrom: coordinator)', () => {
