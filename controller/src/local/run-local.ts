@@ -102,6 +102,8 @@ export interface LocalRun {
   readonly apiToken: string;
   /** The dashboard's address carrying the token in its fragment. */
   readonly dashboardUrl: string;
+  /** Read-only broker credentials for monitoring subscribers (embedded broker only). */
+  readonly brokerObserver: { readonly username: string; readonly password: string } | null;
   readonly log: Logger;
   summary(): RunSummary;
   /** Resolves when every job has finished. */
@@ -274,6 +276,7 @@ async function startParts(
     brokerUrl,
     apiToken,
     dashboardUrl: dashboardLink(http.url, apiToken),
+    brokerObserver: embedded?.observer() ?? null,
     log,
     summary: () => runSummary(ctl, backend),
     // Polling ends with the run too, so a stopped run leaves no timer keeping the process alive.
