@@ -28,6 +28,7 @@ import { CONTROLLER_STATUS_TOPIC, type TaskId } from '../../../shared/src/topics
 import { LocalBackend, type LocalServer } from './backend';
 import { dashboardLink, newApiToken, writeApiToken } from './api-token';
 import { LocalBrokerCredentials } from './broker-credentials';
+import { noticeDisconnects } from './broker-disconnects';
 import { ensureBrokerProcess, type BrokerProcess } from './broker-process';
 import { DEMO_SERVERS, type WorkloadJob } from './demo-workload';
 import { FileStore } from './file-store';
@@ -343,26 +344,6 @@ const integrityWords = {
   replaced:
     'the record log was replaced by something else while running; restored ours and kept the other aside',
 } as const;
-
-/**
- * The controller must notice when the broker drops it (the embedded broker never lets another
- * client take the controller's id, ADR 0031; an external one might, or restart).
- */
-function noticeDisconnects(bridge: MqttBridge, log: Logger): void {
-  let drops = 0;
-  let up = false;
-  bridge.client.on('connect', () => (up = true));
-  bridge.client.on('close', () => {
-    // Once per lost connection, not once per failed reconnect attempt.
-    if (!up || bridge.client.disconnecting) return;
-    up = false;
-    drops += 1;
-    log.warn(
-      { drops },
-      "the broker closed the controller's connection (broker restarted, or another client with the controller's id); reconnecting",
-    );
-  });
-}
 
 async function waitFor(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise((r) => setTimeout(r, 200));
