@@ -52,7 +52,7 @@ afterAll(async () => {
   killLocalProcesses(stateDir);
   await killAll();
   await spy?.close().catch(() => undefined);
-  rmSync(root, { recursive: true, force: true });
+  if (process.env['OPTIMUS_FAULTS_KEEP'] !== '1') rmSync(root, { recursive: true, force: true });
 });
 
 /** A task with its own broker identity, handed to its sidecar as the local mode does (user name + password file). */
