@@ -2,7 +2,8 @@
  * The embedded broker as its own small process (`node broker.cjs <info-file>`), so that a
  * controller that crashes does not take the broker — and the QoS 1 messages it holds for the
  * controller's persistent session — down with it. Writes `{port, pid}` to the info file once
- * listening. Exits on SIGTERM, or after a minute without any controller connected (so an
+ * listening. Every client is authenticated with the key in OPTIMUS_BROKER_KEY_FILE (ADR 0031).
+ * Exits on SIGTERM, or after a minute without any controller connected (so an
  * abandoned broker does not linger).
  */
 import { writeFileSync, renameSync } from 'node:fs';
