@@ -74,7 +74,13 @@ async function apiOf(stderr: () => string): Promise<string> {
   return url;
 }
 
-const overview = async (api: string) => (await fetch(`${api}/api/v1/overview`)).json() as Promise<Overview>;
+/** The run's token is in its state directory (`api-token`, 0600), as the CLI and tools find it. */
+const overview = async (api: string, dir: string) =>
+  (
+    await fetch(`${api}/api/v1/overview`, {
+      headers: { authorization: `Bearer ${readFileSync(join(dir, 'api-token'), 'utf8').trim()}` },
+    })
+  ).json() as Promise<Overview>;
 
 describe('local mode command line', () => {
   it('a busy --port is one clear line, exit 1, and nothing left running', async () => {
@@ -111,7 +117,7 @@ describe('local mode command line', () => {
     const api = await apiOf(r.stderr);
     await until(
       'a job running',
-      async () => (await overview(api)).jobs.some((j) => j.shape !== null),
+      async () => (await overview(api, dir)).jobs.some((j) => j.shape !== null),
       60_000,
     );
     r.child.kill('SIGHUP');
@@ -145,7 +151,7 @@ describe('local mode command line', () => {
     const api = await apiOf(() => err);
     await until(
       'a job running',
-      async () => (await overview(api)).jobs.some((j) => j.shape !== null),
+      async () => (await overview(api, dir)).jobs.some((j) => j.shape !== null),
       60_000,
     );
     expect(processesOf(dir, { exceptBroker: true }).length).toBeGreaterThan(2);
@@ -161,7 +167,7 @@ describe('local mode command line', () => {
     const api = await apiOf(r.stderr);
     await until(
       'a job running',
-      async () => (await overview(api)).jobs.some((j) => j.shape !== null),
+      async () => (await overview(api, dir)).jobs.some((j) => j.shape !== null),
       60_000,
     );
     r.child.kill('SIGKILL');
@@ -190,8 +196,12 @@ describe('local mode command line', () => {
     expect(r.stderr()).toContain(
       `optimus local: the run in ${dir} had finished (3 jobs); starting a new one`,
     );
-    await until('the new run submitted its jobs', async () => (await overview(api)).jobs.length >= 2, 30_000);
-    expect((await overview(api)).jobs.every((j) => j.phase !== 'done')).toBe(true);
+    await until(
+      'the new run submitted its jobs',
+      async () => (await overview(api, dir)).jobs.length >= 2,
+      30_000,
+    );
+    expect((await overview(api, dir)).jobs.every((j) => j.phase !== 'done')).toBe(true);
     r.child.kill('SIGINT');
     expect(await r.exit).toBe(0);
     await nothingLeft(dir);

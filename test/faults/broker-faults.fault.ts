@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killAll, sleep, until } from './harness/children';
-import { killLocalProcesses, startLocal, storedRecords } from './harness/local-mode';
+import { killLocalProcesses, observerAuth, startLocal, storedRecords } from './harness/local-mode';
 import { recordFault } from './harness/tally';
 import { spyOnWire } from './harness/wire-spy';
 import { hasMosquitto, startChartMosquitto, type ChartMosquitto } from '../chart/chart-mosquitto';
@@ -48,7 +48,7 @@ describe('broker kill -9', () => {
       '--exit-when-done',
       '--json',
     ]);
-    const spy = await spyOnWire(await run.broker());
+    const spy = await spyOnWire(await run.broker(), observerAuth(dir));
     for (let kill = 1; kill <= 2; kill++) {
       const before = total(dir);
       await until('observations', () => total(dir) >= before + 80, 90_000);

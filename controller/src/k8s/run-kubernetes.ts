@@ -6,16 +6,18 @@
  * leader election does.
  */
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { Hono, type Context } from 'hono';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { ControllerConfig } from '../config/env';
-import { readSecretFile } from '../config/env';
+import { apiTokenProblem, readSecretFile } from '../config/env';
 import { bindSource } from '../dashboard/bind-source';
 import { startSampler } from '../dashboard/sampler';
 import { createApp } from '../http/app';
+import { requireToken } from '../http/auth';
+import { checkHostAndOrigin } from '../http/host-check';
 import { listen } from '../http/serve';
 import type { RunningServer } from '../http/serve';
 import { scaledClock } from '../runtime/clock';
@@ -98,6 +100,9 @@ function webhookOptions(cfg: ControllerConfig) {
 export async function runKubernetes(o: KubernetesRunOptions): Promise<KubernetesRun> {
   const { cfg } = o;
   if (!cfg.brokerUrl) throw new Error('OPTIMUS_BROKER_URL is required in Kubernetes mode');
+  const tokenProblem = apiTokenProblem(cfg);
+  if (tokenProblem) throw new Error(tokenProblem);
+  const api = apiSettings(cfg);
   const watched = o.watchNamespace ? [o.watchNamespace] : cfg.watchNamespaces;
   const log = pino({ level: cfg.logLevel, base: { component: 'optimus-controller' } }, pino.destination(2));
   const identity = cfg.podName ?? hostname();
@@ -124,7 +129,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   // A follower answers admission reviews too: its counts are scraped from its own /metrics.
   const followerMetrics = new Registry();
   registerWebhookMetrics(followerMetrics, () => backend.webhookStats());
-  const standby = await followerProbes(cfg.httpPort, followerMetrics);
+  const standby = await followerProbes(api, followerMetrics);
   log.info({ identity, webhookPort: backend.webhookPort() }, 'waiting for leadership');
   await new Promise<void>((resolve) => {
     if (backend.leader.isLeader()) return resolve();
@@ -269,19 +274,19 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const offJobs = backend.jobs.onChange(feed);
   const offNamespaces = backend.onNamespaceChange(feed);
   feed();
-  const token = cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined;
   const source = bindSource(ctl, async () => (await rt.observe()).servers);
   const sampler = startSampler({ source, everyMs: 5000, onError: (err) => log.warn({ err }, 'dashboard') });
   const http: RunningServer = await listen(
     createApp({
       runtime: ctl,
-      token,
+      token: api.token,
+      access: api.access,
       allowSubmit: false,
       dashboard: { source, history: sampler.history },
       logError: (err) => log.error({ err }, 'api error'),
     }),
     cfg.httpPort,
-    '0.0.0.0',
+    api.host,
   );
   log.info({ api: http.url }, 'kubernetes mode ready');
 
@@ -306,45 +311,46 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   return { backend, controller: ctl, store, httpUrl: http.url, lost, stop };
 }
 
+/** The token, Host/Origin rules and listen address of both the leader's API and a follower's probes. */
+function apiSettings(cfg: ControllerConfig) {
+  return {
+    token: cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined,
+    // Reached by pod IP (probes, Prometheus), Service names and `kubectl port-forward` (localhost).
+    access: {
+      allowedHosts: ['localhost', '.svc', '.svc.cluster.local', ...cfg.httpAllowedHosts],
+      metricsOpen: cfg.metricsOpen,
+    },
+    port: cfg.httpPort,
+    host: cfg.httpHost ?? '0.0.0.0',
+  };
+}
+
 /**
  * Probes and API of a replica that waits for the lease. `/healthz` and `/readyz` answer 200:
  * a follower is healthy and serves the webhook, and a Deployment whose new pods never became
  * ready (they start as followers) could never roll out. `/metrics` carries the webhook's counts
- * (a follower serves admission reviews too). Everything else answers 503 with
- * `Retry-After`, so an API client that reached the follower through the Service retries.
+ * (a follower serves admission reviews too), behind the same token as the leader's. Everything
+ * else answers 503 with `Retry-After`, so an API client that reached the follower through the
+ * Service retries.
  */
-async function followerProbes(port: number, metrics: Registry): Promise<{ close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === '/metrics') {
-      void metrics.metrics().then((text) => {
-        res.writeHead(200, { 'content-type': metrics.contentType });
-        res.end(text);
-      });
-      return;
-    }
-    const probe = path === '/healthz' || path === '/readyz';
-    res.writeHead(probe ? 200 : 503, {
-      'content-type': 'application/json',
-      ...(probe ? {} : { 'retry-after': '5' }),
-    });
-    res.end(
-      JSON.stringify(
-        probe ? { status: 'ok', role: 'follower' } : { error: 'this replica is not the leader; retry' },
-      ),
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '0.0.0.0', () => resolve());
-  });
-  return {
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+async function followerProbes(
+  api: ReturnType<typeof apiSettings>,
+  metrics: Registry,
+): Promise<{ close(): Promise<void> }> {
+  const app = new Hono();
+  app.use(checkHostAndOrigin(api.access.allowedHosts));
+  const open = new Set(['/healthz', '/readyz', ...(api.access.metricsOpen ? ['/metrics'] : [])]);
+  app.use(requireToken(api.token, (path) => open.has(path)));
+  const probe = (c: Context) => c.json({ status: 'ok', role: 'follower' });
+  app.get('/healthz', probe);
+  app.get('/readyz', probe);
+  app.get('/metrics', async (c) =>
+    c.text(await metrics.metrics(), 200, { 'content-type': metrics.contentType }),
+  );
+  app.all('*', (c) =>
+    c.json({ error: 'this replica is not the leader; retry' }, 503, { 'retry-after': '5' }),
+  );
+  return listen(app, api.port, api.host);
 }
 
 /** Calls `fn` for an error whose description was not seen in the last `ms`. */

@@ -3,7 +3,7 @@
  * emulated MXNet trainers with real sidecars, the controller and its HTTP API.
  * `npm start` runs it with the demo workload.
  */
-import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, readSecretFile } from '../../config/env';
 import { WORKLOADS } from '../../local/demo-workload';
@@ -11,6 +11,7 @@ import { startLiveView } from '../../local/live-view';
 import { watchWrapperParent } from '../../local/parent-watch';
 import { finishedRun } from '../../local/previous-run';
 import { startLocal } from '../../local/run-local';
+import { clearStateDir, lockStateDir } from '../../local/state-lock';
 import { summaryLines } from '../../local/summary';
 import { ListenError } from '../../http/serve';
 import { note, numberFlag, printJson } from '../output';
@@ -116,12 +117,14 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
     if (err instanceof ConfigError) throw new Error(err.message);
     throw err;
   }
+  // The lock first: a second run on this directory stops here, before it reads or clears anything.
+  const lock = lockStateDir(flags.stateDir);
   const previous = flags.fresh ? null : finishedRun(flags.stateDir, workload);
   if (previous)
     note(
       `optimus local: the run in ${flags.stateDir} had finished (${previous.jobs} jobs); starting a new one (--state-dir keeps runs apart)`,
     );
-  if (flags.fresh || previous) rmSync(flags.stateDir, { recursive: true, force: true });
+  if (flags.fresh || previous) clearStateDir(flags.stateDir, lock);
 
   // Signals are caught before anything starts, so even a signal during start-up ends the run cleanly.
   let signalled: string | null = null;
@@ -143,6 +146,7 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
   try {
     run = await startLocal({
       stateDir: flags.stateDir,
+      lock,
       workload,
       timeScale: flags.timeScale,
       schedulingIntervalSec: cfg.schedulingIntervalSec,
@@ -158,6 +162,8 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
       httpPort: cfg.httpPort,
       httpHost: flags.host,
       token: cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined,
+      allowedHosts: cfg.httpAllowedHosts,
+      metricsOpen: cfg.metricsOpen,
       logLevel:
         flags.json || process.stderr.isTTY ? (process.env['OPTIMUS_LOG_LEVEL'] ?? 'warn') : cfg.logLevel,
     });
@@ -169,7 +175,12 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
   }
   // A signal during start-up resolved `stopped` already: the run stops right after it started.
   const dashboard = `${run.http.url}/dashboard/`;
-  note(`optimus local: dashboard ${dashboard}`);
+  // The link carries the run's token (ADR 0031); on a terminal only, so it never lands in a log file.
+  note(
+    process.stderr.isTTY
+      ? `optimus local: dashboard ${run.dashboardUrl}`
+      : `optimus local: dashboard ${dashboard} (add #token=<the token in ${join(flags.stateDir, 'api-token')}>)`,
+  );
   note(`  API ${run.http.url}/api/v1/jobs · metrics ${run.http.url}/metrics · broker ${run.brokerUrl}`);
   const view = flags.json
     ? null
