@@ -7,7 +7,7 @@ import { loadMeasuredSpeeds } from '../measured-data-file';
 import { evaluateSpeedModels, type SpeedEvalResult } from '../../models/speed/speed-eval';
 import { leaveModelsOut, type LeaveModelsOutResult } from '../../models/speed/leave-models-out';
 import { syntheticSpeedData } from '../../models/speed/synthetic';
-import { intFlag, note, numberFlag, printJson } from '../output';
+import { intFlag, note, numberFlag, printJson, UsageError } from '../output';
 
 interface EvalSpeedFlags {
   readonly data?: string;
@@ -66,7 +66,7 @@ export function registerEvalSpeed(program: Command): void {
     )
     .option('--json', 'print one JSON document')
     .action(async (flags: EvalSpeedFlags) => {
-      if (!flags.data && !flags.synthetic) throw new Error('--data <csv> is required (or --synthetic)');
+      if (!flags.data && !flags.synthetic) throw new UsageError('--data <csv> is required (or --synthetic)');
       const data = flags.data
         ? await loadMeasuredSpeeds(flags.data)
         : syntheticSpeedData({ noise: flags.noise, seed: 1 });
