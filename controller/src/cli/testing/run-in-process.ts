@@ -16,14 +16,8 @@ export async function runOptimus(argv: readonly string[]): Promise<Captured> {
   const realErr = process.stderr.write.bind(process.stderr);
   const before = process.exitCode;
   process.exitCode = undefined;
-  process.stdout.write = ((s: string | Uint8Array) => (
-    out.push(String(s)),
-    true
-  ));
-  process.stderr.write = ((s: string | Uint8Array) => (
-    err.push(String(s)),
-    true
-  ));
+  process.stdout.write = (s: string | Uint8Array) => (out.push(String(s)), true);
+  process.stderr.write = (s: string | Uint8Array) => (err.push(String(s)), true);
   try {
     await runProgram(buildProgram(), argv);
     return { stdout: out.join(''), stderr: err.join(''), exitCode: Number(process.exitCode ?? 0) };
