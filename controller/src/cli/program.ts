@@ -10,6 +10,7 @@ import { registerEvalCommands } from './commands/eval';
 import { registerJobCommands } from './commands/jobs';
 import { registerKubernetesCommands } from './commands/kubernetes';
 import { registerLocalCommands } from './commands/local';
+import { registerOpenApiCommands } from './commands/openapi';
 import { registerPaaCommands } from './commands/paa';
 import { registerPredictCommands } from './commands/predict';
 import { registerSimulateCommands } from './commands/simulate';
@@ -34,5 +35,6 @@ export function buildProgram(): Command {
   registerLocalCommands(program);
   registerKubernetesCommands(program);
   registerJobCommands(program);
+  registerOpenApiCommands(program);
   return program;
 }

@@ -146,8 +146,22 @@ const ts = z.number().describe('ms since the Unix epoch');
 export const eventSchemas = {
   hello: z.object({ jobs: count }).describe('sent first on every connection'),
   decision: z
-    .object({ type: z.literal('decision'), round: count, actions: z.array(z.unknown()), ts })
-    .describe('a round applied plan actions (start, resize, suspend, replace-worker)'),
+    .object({
+      type: z.literal('decision'),
+      round: count,
+      actions: z
+        .array(
+          z
+            .object({
+              kind: z.enum(['start', 'resize', 'suspend', 'replace-worker', 'finish']),
+              jobId: z.string(),
+            })
+            .loose(),
+        )
+        .describe('the plan actions, each with its `kind` and `jobId` (controller/src/planning/types.ts)'),
+      ts,
+    })
+    .describe('a round applied plan actions (start, resize, suspend, replace-worker, finish)'),
   job: z
     .object({ type: z.literal('job'), id: z.string(), phase: z.string(), ts })
     .describe("a job's phase changed (or `removed`)"),
@@ -196,3 +210,120 @@ export const clusterViewSchema = z
   })
   .describe('The cluster: servers, what holds them, utilisation');
 export type ClusterViewJson = z.infer<typeof clusterViewSchema>;
+
+const interval = (unit: string) =>
+  z.object({ value: z.number(), lower: z.number(), upper: z.number() }).describe(`with an interval; ${unit}`);
+
+/** `GET /api/v1/overview`: the dashboard's Jobs table (controller/src/dashboard/job-rows.ts). */
+export const overviewSchema = z
+  .object({
+    now: z.number().describe('ms since the Unix epoch (wall clock) when this was computed'),
+    elapsedSec: z.number().describe("job seconds since the runtime's origin"),
+    timeScale: z.number().describe("job seconds per wall second (local mode's --time-scale; 1 in a cluster)"),
+    counts: z.record(z.string(), count).describe('jobs per phase'),
+    jobs: z.array(
+      z.object({
+        id: z.string().describe('namespace/name'),
+        name: z.string(),
+        namespace: z.string(),
+        mode: z.enum(['sync', 'async']),
+        phase: z.enum(JOB_PHASES),
+        shape: shapeSchema.nullable(),
+        progress: z
+          .number()
+          .min(0)
+          .max(1)
+          .nullable()
+          .describe('fraction of the predicted total steps; null until fitted'),
+        stepsDone: steps('training done so far'),
+        predictedCompletion: interval('ms since the Unix epoch (wall clock)').nullable(),
+        predictedRemainingSec: interval('job seconds').nullable(),
+        restarts: count,
+        queuePosition: count.nullable().describe('1-based among the jobs that hold nothing, oldest first'),
+        waiting: z
+          .string()
+          .nullable()
+          .describe('why the job does not run, in words; null while it simply runs'),
+        jct: z.number().nullable().describe('job completion time, job seconds'),
+      }),
+    ),
+  })
+  .describe("The dashboard's Jobs table");
+
+const lossPoint = z.object({ step: z.number().describe('training step'), loss: z.number() });
+const shapeOrNull = shapeSchema.nullable();
+
+/** `GET /api/v1/jobs/{ns}/{name}/history`: the dashboard's One-job page (controller/src/dashboard/job-detail.ts). */
+export const jobDetailSchema = z
+  .object({
+    id: z.string(),
+    phase: z.enum(JOB_PHASES),
+    limits: z.object({ minPs: count, maxPs: count, minWorkers: count, maxWorkers: count }),
+    loss: z.object({
+      total: count.describe('loss points recorded (at most 400 are sent, evenly strided)'),
+      points: z.array(lossPoint),
+      curve: z.array(lossPoint).nullable().describe('the fitted Eq. 1 curve, sampled; null before a fit'),
+    }),
+    convergence: z.union([
+      z.object({
+        status: z.literal('ok'),
+        predictedTotalSteps: steps('predicted steps to convergence'),
+        lower: steps('lower end'),
+        upper: steps('upper end'),
+        stepsDone: steps('done so far'),
+      }),
+      z.object({ status: z.literal('insufficient-data'), reason: z.string() }),
+    ]),
+    predictions: z
+      .array(
+        z.object({
+          t: z.number().describe('ms since the Unix epoch (wall clock)'),
+          stepsDone: steps('done then'),
+          progress: z.number().nullable(),
+          totalSteps: interval('training steps').nullable(),
+          completion: interval('ms since the Unix epoch (wall clock)').nullable(),
+        }),
+      )
+      .describe('how the prediction moved'),
+    speed: z.object({
+      fitted: z.boolean(),
+      current: shapeOrNull,
+      measured: z.array(
+        z.object({ ps: count, workers: count, stepsPerSec: z.number().describe('steps per second') }),
+      ),
+      grid: z
+        .array(
+          z.object({
+            ps: count,
+            workers: count,
+            stepsPerSec: z.number().describe('predicted, steps per second'),
+            lower: z.number(),
+            upper: z.number(),
+          }),
+        )
+        .describe('the speed model over shapes from the minimums'),
+    }),
+    spans: z
+      .array(
+        z.object({
+          since: z.number().describe('ms since the Unix epoch (wall clock)'),
+          until: z.number().nullable(),
+          ps: count,
+          workers: count,
+          preRun: z.boolean().describe('a speed sample of the pre-run'),
+        }),
+      )
+      .describe('the shape over time'),
+    decisions: z.array(
+      z.object({
+        t: z.number().describe('ms since the Unix epoch (wall clock)'),
+        round: count.nullable(),
+        kind: z.enum(['start', 'resize', 'suspend', 'replace-worker', 'done', 'failed']),
+        from: shapeOrNull,
+        to: shapeOrNull,
+        preRun: z.boolean(),
+        why: z.string(),
+      }),
+    ),
+  })
+  .describe("The dashboard's One-job page");
