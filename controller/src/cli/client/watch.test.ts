@@ -46,7 +46,7 @@ describe('watch', () => {
     await watch({ ...r.options, client: clientWith(async () => null) });
     expect(r.printed).toEqual(['a', 'b']);
     expect(r.warned.slice(1)).toEqual([
-      'cannot reach the controller at http://x; retrying every 0.005 s (Ctrl-C to stop)',
+      'cannot reach the controller at http://x — retrying every 0.005 s (Ctrl-C to stop)',
       'controller reachable again',
     ]);
   });

@@ -90,7 +90,7 @@ export async function watch(o: WatchOptions): Promise<void> {
       } catch (err) {
         if (o.signal.aborted) break;
         if (!(err instanceof ClientError) || !err.transient) throw err;
-        if (!down) o.warn(`${err.message}; retrying every ${pollMs / 1000} s (Ctrl-C to stop)`);
+        if (!down) o.warn(`${err.message} — retrying every ${pollMs / 1000} s (Ctrl-C to stop)`);
         down = true;
       }
       await changed.wait(live && !down ? idleMs : pollMs, o.signal);

@@ -101,11 +101,13 @@ function whyView(arg: string): View<ReturnType<typeof explainWait>> {
 async function run<T>(view: View<T>, flags: ClientFlags, title: string): Promise<void> {
   const client = clientOf(flags);
   const tty = process.stdout.isTTY && !flags.json;
-  const width = tty ? process.stdout.columns : undefined;
+  // A terminal's width cuts the last column; a terminal that reports none (0) cuts nothing.
+  const width = (): number | undefined =>
+    tty && process.stdout.columns > 0 ? process.stdout.columns : undefined;
   if (!flags.watch) {
     const state = await view.load(client);
     process.stdout.write(
-      flags.json ? `${JSON.stringify(view.json(state), null, 2)}\n` : `${view.text(state, width)}\n`,
+      flags.json ? `${JSON.stringify(view.json(state), null, 2)}\n` : `${view.text(state, width())}\n`,
     );
     return;
   }
@@ -120,9 +122,7 @@ async function run<T>(view: View<T>, flags: ClientFlags, title: string): Promise
       signal: ac.signal,
       frame: async (signal) => {
         const state = await view.load(client, signal);
-        return flags.json
-          ? JSON.stringify(view.json(state))
-          : view.text(state, process.stdout.columns ?? width);
+        return flags.json ? JSON.stringify(view.json(state)) : view.text(state, width());
       },
       print: (frame) => {
         frames += 1;
