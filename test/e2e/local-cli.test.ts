@@ -101,15 +101,19 @@ describe('local mode command line', () => {
     }
   }, 60_000);
 
-  it.each([['70000'], ['abc'], ['-1']])('an invalid --port %s is one clear line and exit 1', async (port) => {
-    const dir = stateDir();
-    const r = start(['--port', port, '--state-dir', dir]);
-    expect(await r.exit).toBe(1);
-    const lines = r.stderr().trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/--port/);
-    expect(processesOf(dir)).toEqual([]);
-  });
+  it.each([['70000'], ['abc'], ['-1']])(
+    'an invalid --port %s is one clear line, the pointer to --help, and exit 1',
+    async (port) => {
+      const dir = stateDir();
+      const r = start(['--port', port, '--state-dir', dir]);
+      expect(await r.exit).toBe(1);
+      const lines = r.stderr().trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^optimus local: .*--port/);
+      expect(lines[1]).toBe("See 'optimus local --help'.");
+      expect(processesOf(dir)).toEqual([]);
+    },
+  );
 
   it('SIGHUP stops the run like Ctrl-C; output that is not a terminal gets one line per change', async () => {
     const dir = stateDir();

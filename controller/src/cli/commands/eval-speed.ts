@@ -11,7 +11,7 @@ import { runAllReduceEval } from './eval-speed-allreduce';
 import { evaluateSpeedModels, type SpeedEvalResult } from '../../models/speed/speed-eval';
 import { leaveModelsOut, type LeaveModelsOutResult } from '../../models/speed/leave-models-out';
 import { syntheticSpeedData } from '../../models/speed/synthetic';
-import { intFlag, note, numberFlag, printJson } from '../output';
+import { intFlag, note, numberFlag, printJson, UsageError } from '../output';
 
 interface EvalSpeedFlags {
   readonly data?: string;
@@ -77,12 +77,13 @@ export function registerEvalSpeed(program: Command): void {
     )
     .option('--json', 'print one JSON document')
     .action(async (flags: EvalSpeedFlags) => {
-      if (!flags.data && !flags.synthetic) throw new Error('--data <csv|dir> is required (or --synthetic)');
+      if (!flags.data && !flags.synthetic)
+        throw new UsageError('--data <csv|dir> is required (or --synthetic)');
       if (flags.data && (await isAllReduceData(flags.data))) {
         const psOnly = ['synthetic', 'choose', 'leaveModelsOut'] as const;
         const given = psOnly.filter((f) => flags[f]);
         if (given.length > 0)
-          throw new Error(
+          throw new UsageError(
             `${given.map(flagName).join(', ')}: parameter-server data only, not all-reduce data`,
           );
         return runAllReduceEval(flags.data, flags);

@@ -159,6 +159,7 @@ export function registerKubernetesCommands(program: Command): void {
     .option('--broker <url>', 'broker URL the sidecar uses', 'mqtt://optimus-broker:1883')
     .option('--credentials-secret <name>', 'Secret with the broker username and password')
     .option('--classic', 'inject a classic sidecar (clusters older than 1.29)')
+    .option('--json', 'accepted for uniformity: the answer is one JSON document on stdout either way')
     .action((file: string, flags: ReviewFlags) => {
       const r = reviewAdmission(readInput(file), {
         image: flags.image,

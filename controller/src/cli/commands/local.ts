@@ -14,7 +14,7 @@ import { startLocal } from '../../local/run-local';
 import { clearStateDir, lockStateDir } from '../../local/state-lock';
 import { summaryLines } from '../../local/summary';
 import { ListenError } from '../../http/serve';
-import { note, numberFlag, printJson } from '../output';
+import { badFlag, note, numberFlag, printJson, UsageError } from '../output';
 
 interface LocalFlags {
   workload: string;
@@ -40,7 +40,7 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** Same rule as OPTIMUS_BROKER_URL, with the error naming the flag. */
 function brokerFlag(value: string): string {
   if (!/^(mqtts?|wss?|tcp):\/\/.+/.test(value)) {
-    throw new Error(`--broker must be an mqtt://, mqtts://, ws:// or wss:// URL, got "${value}"`);
+    throw badFlag(`--broker must be an mqtt://, mqtts://, ws:// or wss:// URL, got "${value}"`);
   }
   return value;
 }
@@ -48,7 +48,7 @@ function brokerFlag(value: string): string {
 function portFlag(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n > 65_535)
-    throw new Error(`--port must be an integer in [0, 65535] (0 = any free port), got "${value}"`);
+    throw badFlag(`--port must be an integer in [0, 65535] (0 = any free port), got "${value}"`);
   return n;
 }
 
@@ -56,8 +56,6 @@ export function registerLocalCommands(program: Command): void {
   program
     .command('local')
     .description('run Optimus locally: embedded broker, emulated servers and MXNet trainers, real sidecars')
-    // A bad flag is one clear line (the error names the flag and what it takes), not the whole help.
-    .showHelpAfterError(false)
     .option('--workload <name>', `workload to submit: ${Object.keys(WORKLOADS).join(', ')}`, 'demo')
     .option('--exit-when-done', 'exit once every job has finished (prints a summary on stdout)')
     .option('--json', 'with --exit-when-done: print the run summary as one JSON document')
@@ -96,11 +94,11 @@ export function registerLocalCommands(program: Command): void {
 async function runLocalCommand(flags: LocalFlags): Promise<void> {
   const workload = Object.hasOwn(WORKLOADS, flags.workload) ? WORKLOADS[flags.workload] : undefined;
   if (!workload)
-    throw new Error(
+    throw new UsageError(
       `--workload must be one of ${Object.keys(WORKLOADS).join(', ')}, got "${flags.workload}"`,
     );
   if (flags.json && !flags.exitWhenDone)
-    throw new Error('--json needs --exit-when-done (the run must end to print a result)');
+    throw new UsageError('--json needs --exit-when-done (the run must end to print a result)');
   let cfg;
   try {
     cfg = loadConfig(
