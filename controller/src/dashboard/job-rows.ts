@@ -3,7 +3,8 @@
  * completion, restarts, queue position and, for a job that waits, the reason in words. Pure.
  */
 import type { JobView } from '../runtime/api-schemas';
-import type { JobPhase, JobRecord } from '../runtime/job-record';
+import type { JobRecord } from '../runtime/job-record';
+import type { ApiPhase } from '../runtime/rollout/in-flight';
 import { plural } from '../scheduling/words';
 import type { JobShape } from '../scheduling/types';
 
@@ -18,7 +19,7 @@ export interface JobRow {
   readonly name: string;
   readonly namespace: string;
   readonly mode: 'sync' | 'async';
-  readonly phase: JobPhase;
+  readonly phase: ApiPhase;
   readonly shape: JobShape | null;
   /** Fraction 0..1 of the predicted total steps; null until the convergence model is fitted. */
   readonly progress: number | null;
@@ -82,6 +83,10 @@ export function waitingInWords(v: JobView, rec: JobRecord | undefined): string |
       return v.reason ?? 'waiting for the scheduler to give it resources';
     case 'running':
       return v.shape === null ? 'restarting at a new shape (checkpoint → restart)' : null;
+    case 'resizing':
+      return v.shape === null
+        ? 'starting (its tasks are being started)'
+        : 'being resized or moved (checkpoint → restart)';
     case 'done':
     case 'failed':
       return null;

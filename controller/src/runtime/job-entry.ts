@@ -149,6 +149,13 @@ export function jobView(e: JobEntry, ctx: ViewContext): Record<string, unknown> 
     namespace: rec.spec.namespace,
     name: rec.spec.name,
     mode: rec.spec.mode,
+    demand: { ps: rec.spec.psDemand, worker: rec.spec.workerDemand },
+    limits: {
+      minPs: rec.spec.minPs,
+      maxPs: rec.spec.maxPs,
+      minWorkers: rec.spec.minWorkers,
+      maxWorkers: rec.spec.maxWorkers,
+    },
     phase: apiPhase(rec.phase, isInFlight(e)),
     reason: rec.reason,
     shape: e.current?.shape ?? null,
