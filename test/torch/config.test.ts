@@ -3,7 +3,9 @@
  * (`python3 optimus_torch.py config allreduce|ps`): the rank mapping, the rendezvous, the batch split
  * (the same rule as controller/src/runtime/batch.ts, compared on a grid) and the refusals.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { effectiveGlobalBatch, perWorkerBatch } from '../../controller/src/runtime/batch';
@@ -131,5 +133,62 @@ describe.skipIf(!python)('the trainers read the controller environment (no torch
     const r = config(kind, env);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(says);
+  });
+
+  it('turns SIGTERM into a stop request in its own thread, then exits 1 at the deadline; --log-file gets the records and the done marker', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'optimus-stopper-'));
+    try {
+      const log = join(dir, 'train.log');
+      const done = join(dir, 'train.log.done');
+      const code = [
+        'import sys, time',
+        `sys.path.insert(0, ${JSON.stringify(EXAMPLES)})`,
+        'import optimus_torch as ot',
+        'ot.block_stop_signals()',
+        'cfg = ot.read_config("ps", ["--log-file", sys.argv[1]], {"OPTIMUS_GRACE_SECONDS": "4", "OPTIMUS_DONE_FILE": sys.argv[2]})',
+        'log = ot.Log(cfg)',
+        'stopper = ot.Stopper(cfg, log).start()',
+        'log.record("batch", epoch=0, batch=0, global_step=1, loss=float("nan"))',
+        'stopper.wait(20)',
+        'log.record("checkpoint", epoch=0, global_step=1, reason=stopper.reason)',
+        'log.close()',
+        'time.sleep(20)  # stuck, as behind a dead peer: the deadline ends it',
+      ].join('\n');
+      const child = spawn('python3', ['-c', code, log, done], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      await expect.poll(() => out.includes('"kind":"batch"'), { timeout: 20_000 }).toBe(true);
+      const signalled = Date.now();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(1);
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(1900); // max(grace / 2, grace - 5) = 2 s
+      const lines = out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines).toEqual([
+        { kind: 'batch', epoch: 0, batch: 0, global_step: 1, loss: null }, // NaN is no JSON: null
+        { kind: 'checkpoint', epoch: 0, global_step: 1, reason: 'SIGTERM' },
+      ]);
+      expect(readFileSync(log, 'utf8')).toBe(out);
+      expect(existsSync(done)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops once its parent is another process than OPTIMUS_PARENT_PID (local mode: the controller died)', () => {
+    const code = [
+      'import sys',
+      `sys.path.insert(0, ${JSON.stringify(EXAMPLES)})`,
+      'import optimus_torch as ot',
+      'ot.block_stop_signals()',
+      'cfg = ot.read_config("ps", [], {"OPTIMUS_PARENT_PID": "1"})',
+      'stopper = ot.Stopper(cfg, ot.Log(cfg)).start()',
+      'print(stopper.wait(10) and stopper.reason)',
+    ].join('\n');
+    const r = spawnSync('python3', ['-c', code], { encoding: 'utf8' });
+    expect(r.stdout.trim()).toBe('parent process gone');
   });
 });

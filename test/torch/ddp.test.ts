@@ -4,7 +4,7 @@
  * restart at another world size, judged from the log lines as the sidecar parses them.
  * Skipped, saying why, where `/usr/bin/python3 -c 'import torch'` fails.
  */
-import { mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -24,8 +24,8 @@ import {
   globalStep,
   inspectCheckpoint,
   killAll,
+  killMidWrite,
   torchAvailability,
-  type Task,
 } from './harness';
 
 const TORCH = torchAvailability();
@@ -45,18 +45,6 @@ const B = 60;
 const SPE = 20;
 const END = 90;
 const ARGS = ['--log-every', '1', '--steps-per-epoch', String(SPE), '--checkpoint-every', '0'];
-
-/** SIGKILLs `task` the moment a checkpoint's temporary file appears in `dir` (it is mid-write). */
-function killWhenWriting(dir: string, task: Task): Promise<void> {
-  return new Promise((resolve) => {
-    const watcher = watch(dir, (_event, name) => {
-      if (!name?.includes('.pt.tmp-')) return;
-      task.signal('SIGKILL');
-      watcher.close();
-      resolve();
-    });
-  });
-}
 
 describe.skipIf(!TORCH.ok)(
   `all-reduce trainer on real torch${TORCH.ok ? '' : ` (skipped: ${TORCH.reason})`}`,
@@ -79,16 +67,17 @@ describe.skipIf(!TORCH.ok)(
       await first.stop(); // every rank at once, as Kubernetes deletes a job's pods
       expect(await first.exitCodes(), first.stderr()).toEqual([0, 0]);
 
+      // This generation says "stopped on request" with 143 (for a backend that tells it by the code).
       const second = await Generation.start({
         shape: allreduce(3),
         batchSize: B,
         checkpointDir: dir,
-        args: ARGS,
+        args: [...ARGS, '--stop-exit-code', '143'],
       });
       const resumedAt = globalStep(batches(first.worker0.records()).at(-1)!);
       await second.untilStep(resumedAt + 20);
       await second.stop({ gapMs: 300 }); // one by one, as local mode signals each process
-      expect(await second.exitCodes(), second.stderr()).toEqual([0, 0, 0]);
+      expect(await second.exitCodes(), second.stderr()).toEqual([143, 143, 143]);
 
       const third = await Generation.start({
         shape: allreduce(1),
@@ -153,7 +142,7 @@ describe.skipIf(!TORCH.ok)(
         args: [...args, '--log-every', '5', '--checkpoint-every', '1'],
       });
       await run.untilStep(2);
-      await killWhenWriting(dir, run.worker0);
+      await killMidWrite(dir, run.worker0);
       const [rank0, rank1] = await Promise.all(run.tasks.map((t) => t.exited));
       expect(rank0?.signal).toBe('SIGKILL');
       expect(rank1?.code, run.stderr()).toBe(1); // its peer is gone: it fails, and writes nothing
@@ -164,6 +153,19 @@ describe.skipIf(!TORCH.ok)(
       const announced = checkpointsOf(run.worker0.records()).map(globalStep);
       expect(whole.step).toBe(announced.at(-1)); // the newest complete file, never an older one
 
+      // Another task's job cannot resume this checkpoint: refused, not trained on.
+      const foreign = await Generation.start({
+        shape: allreduce(1),
+        batchSize: B,
+        checkpointDir: dir,
+        args: [...args, '--seed', '7'],
+      });
+      expect(await foreign.exitCodes()).toEqual([2]);
+      expect(foreign.worker0.stderr).toContain('use another checkpoint directory');
+      // A newer file that does not load (a disk gone bad) is skipped for the newest one that does.
+      const unreadable = join(dir, `ckpt-${String(whole.step + 100).padStart(12, '0')}.pt`);
+      writeFileSync(unreadable, 'not a checkpoint');
+
       const resumed = await Generation.start({
         shape: allreduce(1),
         batchSize: B,
@@ -172,7 +174,9 @@ describe.skipIf(!TORCH.ok)(
       });
       expect(await resumed.exitCodes(), resumed.stderr()).toEqual([0]);
       expect(stepsOf(batches(resumed.worker0.records()))).toEqual([1, 2, 3].map((k) => whole.step + k));
+      expect(resumed.worker0.stderr).toContain(`skipping unreadable checkpoint ${unreadable}`);
       expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
+      rmSync(unreadable);
       expect(inspectCheckpoint(dir)?.step).toBe(whole.step + 3);
     }, 180_000);
   },

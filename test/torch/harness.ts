@@ -5,6 +5,7 @@
  * and a free rendezvous port. Every line a task prints is kept with the time it arrived.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, watch } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -187,6 +188,11 @@ export interface JobOptions {
   readonly checkpointDir: string;
   /** Trainer arguments (e.g. `--log-every 1`). */
   readonly args?: readonly string[];
+  /** More arguments and environment for one task (e.g. worker 0's `--log-file`). */
+  readonly perTask?: (
+    role: Role,
+    index: number,
+  ) => { args?: readonly string[]; env?: Record<string, string> };
   readonly graceSeconds?: number;
 }
 
@@ -214,8 +220,14 @@ export class Generation {
         checkpointDir: o.checkpointDir,
         graceSeconds: o.graceSeconds ?? 20,
       });
-      const child = spawn(PYTHON, [script, ...(o.args ?? [])], {
-        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...env },
+      const own = o.perTask?.(role, index) ?? {};
+      const child = spawn(PYTHON, [script, ...(o.args ?? []), ...(own.args ?? [])], {
+        env: {
+          PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+          HOME: process.env['HOME'] ?? '/tmp',
+          ...env,
+          ...own.env,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const task = new Task(role, index, child);
@@ -276,4 +288,49 @@ export function inspectCheckpoint(dir: string): { path: string; step: number; by
   const r = spawnSync(PYTHON, [join(EXAMPLES, 'optimus_torch.py'), 'inspect', dir], { encoding: 'utf8' });
   if (r.status !== 0 && r.stdout.trim() !== 'null') throw new Error(`inspect failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as { path: string; step: number; bytes: number } | null;
+}
+
+const isPartial = (name: string): boolean => name.includes('.pt.tmp-');
+
+/** True once the kernel reports `pid` stopped (state T in /proc/<pid>/stat). */
+async function stopped(pid: number): Promise<boolean> {
+  for (let i = 0; i < 200; i++) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) return true;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return false;
+}
+
+/**
+ * SIGKILLs `task` while it is writing a checkpoint into `dir`, for certain: on each temporary file it
+ * creates, the task is SIGSTOPped, and killed only if the temporary file is still there while it
+ * cannot move (else it continues, and the next write is tried). Linux (/proc) only.
+ */
+export function killMidWrite(dir: string, task: Task): Promise<void> {
+  const pid = task.child.pid!;
+  return new Promise((resolve, reject) => {
+    let busy = false;
+    const watcher = watch(dir, (_event, name) => {
+      if (busy || !name || !isPartial(name)) return;
+      busy = true;
+      task.signal('SIGSTOP');
+      void stopped(pid)
+        .then((ok) => {
+          if (!ok) throw new Error(`${task.name} did not stop`);
+          if (readdirSync(dir).some(isPartial)) {
+            task.signal('SIGKILL');
+            watcher.close();
+            resolve();
+          } else {
+            task.signal('SIGCONT');
+            busy = false;
+          }
+        })
+        .catch((err: unknown) => {
+          watcher.close();
+          reject(err instanceof Error ? err : new Error(String(err)));
+        });
+    });
+  });
 }

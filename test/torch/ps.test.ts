@@ -4,7 +4,8 @@
  * restart with other numbers of PS and workers, sync and async, judged from the log lines as the
  * sidecar parses them. Skipped, saying why, where `/usr/bin/python3 -c 'import torch'` fails.
  */
-import { mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,13 +22,15 @@ import {
 } from './checks';
 import {
   allreduce,
+  EXAMPLES,
   Generation,
   globalStep,
   inspectCheckpoint,
   killAll,
+  killMidWrite,
   paramServer,
+  PYTHON,
   torchAvailability,
-  type Task,
 } from './harness';
 
 const TORCH = torchAvailability();
@@ -44,17 +47,6 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 const SPE = 20;
 const ARGS = ['--log-every', '1', '--steps-per-epoch', String(SPE), '--checkpoint-every', '0'];
-
-function killWhenWriting(dir: string, task: Task): Promise<void> {
-  return new Promise((resolve) => {
-    const watcher = watch(dir, (_event, name) => {
-      if (!name?.includes('.pt.tmp-')) return;
-      task.signal('SIGKILL');
-      watcher.close();
-      resolve();
-    });
-  });
-}
 
 describe.skipIf(!TORCH.ok)(
   `parameter-server trainer on real torch${TORCH.ok ? '' : ` (skipped: ${TORCH.reason})`}`,
@@ -193,7 +185,7 @@ describe.skipIf(!TORCH.ok)(
         args: [...args, '--log-every', '5', '--checkpoint-every', '1'],
       });
       await run.untilStep(2);
-      await killWhenWriting(dir, run.worker0);
+      await killMidWrite(dir, run.worker0);
       expect((await run.worker0.exited).signal).toBe('SIGKILL');
       const stoppedAt = performance.now();
       await run.stop(); // what the controller does next: the job's other pods are deleted
@@ -214,5 +206,23 @@ describe.skipIf(!TORCH.ok)(
       expect(stepsOf(batches(resumed.worker0.records()))).toEqual([1, 2, 3].map((k) => whole.step + k));
       expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
     }, 180_000);
+
+    it('a scheduler task (Optimus starts one per PS job) is not in the RPC world: it waits, and exits 0 on SIGTERM', async () => {
+      const child = spawn(PYTHON, [join(EXAMPLES, 'ps_train.py')], {
+        env: {
+          PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+          OPTIMUS_ROLE: 'scheduler',
+          OPTIMUS_NUM_PS: '2',
+          OPTIMUS_NUM_WORKERS: '2',
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      await expect.poll(() => err.includes('needs no scheduler'), { timeout: 60_000 }).toBe(true);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }, 90_000);
   },
 );
