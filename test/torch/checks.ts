@@ -64,7 +64,11 @@ export interface LossJump {
 }
 
 /** The loss across one resize, judged over `n` records each side. */
-export function lossJump(before: readonly DraftRecord[], after: readonly DraftRecord[], n = 5): LossJump {
+export function lossJump(
+  before: readonly { readonly loss: number | null }[],
+  after: readonly { readonly loss: number | null }[],
+  n = 5,
+): LossJump {
   const tail = before.slice(-Math.max(n, 2)).map((r) => r.loss ?? Number.NaN);
   const head = after.slice(0, n).map((r) => r.loss ?? Number.NaN);
   return {
