@@ -20,7 +20,7 @@ import { isMeasuredPause } from '../../sim/restart-cost';
 import { writePlots } from '../../sim/plots';
 import { WORKLOAD_NAMES } from '../../sim/workloads';
 import { PRE_RUN_DEFAULTS } from '../../runtime/pre-run';
-import { intFlag, note, numberFlag, printJson } from '../output';
+import { intFlag, note, numberFlag, printJson, UsageError } from '../output';
 
 interface SimulateFlags {
   workload: string;
@@ -50,8 +50,8 @@ function parsePolicies(list: string): string[] {
   const known = new Set(policyNames());
   const bad = names.filter((n) => !known.has(n));
   if (bad.length > 0)
-    throw new Error(`--policies: unknown policy "${bad.join(', ')}"; known: ${[...known].join(', ')}`);
-  if (names.length === 0) throw new Error('--policies must name at least one policy');
+    throw new UsageError(`--policies: unknown policy "${bad.join(', ')}"; known: ${[...known].join(', ')}`);
+  if (names.length === 0) throw new UsageError('--policies must name at least one policy');
   // Ratios are against Optimus, so it always runs.
   return names.includes('optimus') ? names : ['optimus', ...names];
 }
@@ -63,7 +63,13 @@ function restartPauseFlag(value: string): number | string {
 
 function restartPauseSec(flag: number | string): number {
   if (typeof flag === 'number') return flag;
-  const sec = loadMeasuredPause(flag);
+  let sec: number;
+  try {
+    sec = loadMeasuredPause(flag);
+  } catch (err) {
+    // The file or the kind the flag names: a usage error, its message names the flag.
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
   note(`restart pause (${flag}, measured on the real PyTorch trainers): ${sec.toFixed(2)} s`);
   return sec;
 }
