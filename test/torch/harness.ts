@@ -292,9 +292,11 @@ export function inspectCheckpoint(dir: string): { path: string; step: number; by
 
 const isPartial = (name: string): boolean => name.includes('.pt.tmp-');
 
-/** True once the kernel reports `pid` stopped (state T in /proc/<pid>/stat). */
+/** True once the kernel reports `pid` stopped (state T in /proc/<pid>/stat), within 10 s. */
 async function stopped(pid: number): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
+  // By the clock, not a count of polls: on a loaded machine a 5 ms timer fires much later.
+  const deadline = performance.now() + 10_000;
+  while (performance.now() < deadline) {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) return true;
     await new Promise((r) => setTimeout(r, 5));
