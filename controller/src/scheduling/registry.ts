@@ -7,6 +7,7 @@ import { marginalGainAllocator } from './allocation/marginal-gain';
 import { drfAllocator } from './allocation/drf';
 import { fixedShapeAllocator, type FixedShapeOptions } from './allocation/fixed-shape';
 import { tetrisAllocator, type TetrisOptions } from './allocation/tetris';
+import { tiresiasAllocator, type TiresiasOptions } from './allocation/tiresias';
 import { composePolicy, type ComposeOptions } from './compose';
 import { optimusPolicy, type OptimusOptions } from './optimus';
 import { optimusPaperPolicy, PAPER_ALLOCATOR_OPTIONS, PAPER_PLACER_OPTIONS } from './optimus-paper';
@@ -17,7 +18,7 @@ import { spreadPlacer } from './placement/spread';
 import type { Policy } from './types';
 
 /** Options a caller may pass to any policy; each policy reads the ones that apply to it. */
-export interface PolicyOptions extends OptimusOptions, FixedShapeOptions, TetrisOptions {}
+export interface PolicyOptions extends OptimusOptions, FixedShapeOptions, TetrisOptions, TiresiasOptions {}
 
 export interface PolicyEntry {
   readonly description: string;
@@ -94,6 +95,15 @@ export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
     'tetris',
     'Tetris (Grandl et al., SIGCOMM 2014): shortest remaining first, 1:1 while the estimate speeds up, alignment packing',
     (o) => ({ allocator: tetrisAllocator(o), placer: alignmentPlacer() }),
+  ),
+  tiresias: baseline(
+    'tiresias',
+    'Tiresias (Gu et al., NSDI 2019): discretised 2D-LAS on attained GPU-seconds (2 queues, 3,600 GPU-s, PROMOTEKNOB 8), fixed shape, preemptive, fit-first, spreading',
+    (o) => ({
+      needsSpeedModel: false,
+      allocator: tiresiasAllocator(o),
+      placer: progressiveSpreadPlacer({ ...o, growth: 'none' }),
+    }),
   ),
   fifo: baseline(
     'fifo',
