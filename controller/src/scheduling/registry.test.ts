@@ -17,6 +17,7 @@ describe('policy registry', () => {
       'srtf',
       'srtf-fill',
       'tetris',
+      'tetris-gang',
       'tiresias',
     ]);
   });

@@ -15,6 +15,7 @@ import { alignmentPlacer } from './placement/alignment';
 import { fewestServersPlacer } from './placement/fewest-servers';
 import { progressiveSpreadPlacer } from './placement/progressive-spread';
 import { spreadPlacer } from './placement/spread';
+import { tetrisPackingPlacer } from './placement/tetris-packing';
 import type { Policy } from './types';
 
 /** Options a caller may pass to any policy; each policy reads the ones that apply to it. */
@@ -36,7 +37,7 @@ const pass = (o: PolicyOptions) => (o.passes === undefined ? {} : { passes: o.pa
 function baseline(name: string, description: string, parts: (o: PolicyOptions) => Parts) {
   return entry(description, (o) => composePolicy({ ...parts(o), name, description, ...pass(o) }));
 }
-type Parts = Pick<ComposeOptions, 'allocator' | 'placer' | 'needsSpeedModel'>;
+type Parts = Pick<ComposeOptions, 'allocator' | 'placer' | 'needsSpeedModel' | 'backfill'>;
 
 /** Every registered policy by name. */
 export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
@@ -87,14 +88,27 @@ export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
     'The earlier DRF: shapes sized against the aggregate pool, then spread as whole gangs (newcomers can starve)',
     (o) => ({
       needsSpeedModel: false,
+      backfill: false,
       allocator: drfAllocator(),
       placer: spreadPlacer(o),
     }),
   ),
   tetris: baseline(
     'tetris',
-    'Tetris (Grandl et al., SIGCOMM 2014): shortest remaining first, 1:1 while the estimate speeds up, alignment packing',
-    (o) => ({ allocator: tetrisAllocator(o), placer: alignmentPlacer() }),
+    'Tetris (Grandl et al., SIGCOMM 2014): shortest remaining first, 1:1 pairs while the estimate may speed up, placed one at a time by packing score + ε·remaining time (m = 1), first bundle for every job',
+    (o) => ({
+      allocator: tetrisAllocator({ ...o, speedUp: 'optimistic' }),
+      placer: tetrisPackingPlacer(o),
+    }),
+  ),
+  'tetris-gang': baseline(
+    'tetris-gang',
+    'The earlier Tetris: shapes sized against the aggregate pool by point estimates, placed as whole gangs by alignment (jobs can wait beside free room)',
+    (o) => ({
+      backfill: false,
+      allocator: tetrisAllocator({ ...o, speedUp: 'point' }),
+      placer: alignmentPlacer(),
+    }),
   ),
   tiresias: baseline(
     'tiresias',
@@ -110,6 +124,7 @@ export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
     'FIFO: arrival order, fixed shape per job (1+1), head-of-line blocking, spreading',
     (o) => ({
       needsSpeedModel: false,
+      backfill: false,
       allocator: fixedShapeAllocator({ ...o, order: 'fifo' }),
       placer: spreadPlacer(o),
     }),
@@ -119,6 +134,7 @@ export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
     'FIFO, filling the head of the queue 1:1 to its maximum before the next job (DL2 simulator), spreading',
     (o) => ({
       needsSpeedModel: false,
+      backfill: false,
       allocator: fixedShapeAllocator({ ...o, order: 'fifo' }),
       placer: progressiveSpreadPlacer({ ...o, growth: 'queue', headOfLine: true }),
     }),

@@ -20,7 +20,7 @@ import { figuresOf, type JobOutcome, type RunFigures, type TimelinePoint } from 
 import { SimBackend, traceJobName } from './sim-backend';
 import type { SimCluster } from './sim-executor';
 import type { Trace, TraceJob } from './trace';
-import { VirtualTime } from './virtual-time';
+import { SIM_ORIGIN_MS, VirtualTime } from './virtual-time';
 
 export interface SimulationOptions {
   readonly trace: Trace;
@@ -203,7 +203,7 @@ async function drive(c: DriveContext): Promise<SimulationResult> {
   }
   o.onProgress?.(1);
   await ctl.stop();
-  return results(ctl, backend, timeline, watched);
+  return results(ctl, backend, { timeline, watched, intervalSec: o.intervalSec ?? DEFAULT_INTERVAL });
 }
 
 /**
@@ -245,14 +245,19 @@ function finishedFraction(ctl: Controller, total: number): number {
 function results(
   ctl: Controller,
   backend: SimBackend,
-  timeline: readonly TimelinePoint[],
-  watched: readonly WatchedEstimate[],
+  run: {
+    readonly timeline: readonly TimelinePoint[];
+    readonly watched: readonly WatchedEstimate[];
+    readonly intervalSec: number;
+  },
 ): SimulationResult {
+  const { timeline, watched } = run;
   const byId = new Map(backend.trainers);
   const jobs: JobOutcome[] = ctl.records().map((r) => {
     const id = `${r.spec.namespace}/${r.spec.name}`;
     const trace = byId.get(id)?.o.job;
     const finish = r.finishedAt ?? NaN;
+    const since = r.spans[0]?.since;
     return {
       id: trace?.id ?? id,
       type: trace?.type ?? 'unknown',
@@ -261,10 +266,12 @@ function results(
       finish,
       jct: finish - r.submittedAt,
       restarts: backend.cluster.jobs.get(id)?.restarts ?? 0,
+      firstStart: since === undefined ? null : (since - SIM_ORIGIN_MS) / 1000,
     };
   });
   const failedActions = backend.cluster.failedActions;
-  return { ...figuresOf(jobs, timeline), jobs, timeline, rounds: ctl.decisionCount, watched, failedActions };
+  const figures = figuresOf(jobs, timeline, run.intervalSec);
+  return { ...figures, jobs, timeline, rounds: ctl.decisionCount, watched, failedActions };
 }
 
 function watch(
@@ -288,7 +295,8 @@ function watch(
   });
 }
 
-const UTIL_RESOURCES = ['cpu', 'memory', 'nvidia.com/gpu'] as const;
+const GPU = 'nvidia.com/gpu';
+const UTIL_RESOURCES = ['cpu', 'memory', GPU] as const;
 
 function totalCapacity(trace: Trace): Record<string, number> {
   const cap: Record<string, number> = {};
@@ -304,6 +312,7 @@ function usagePoint(cluster: SimCluster, capacity: Record<string, number>, t: nu
   const shares = UTIL_RESOURCES.filter((r) => (capacity[r] ?? 0) > 0).map(
     (r) => (used[r] ?? 0) / (capacity[r] ?? 1),
   );
+  const gpus = capacity[GPU] ?? 0;
   let runningTasks = 0;
   let runningJobs = 0;
   for (const j of cluster.jobs.values()) {
@@ -316,5 +325,6 @@ function usagePoint(cluster: SimCluster, capacity: Record<string, number>, t: nu
     runningTasks,
     runningJobs,
     utilization: shares.length ? shares.reduce((a, b) => a + b, 0) / shares.length : 0,
+    gpuUtilization: gpus > 0 ? (used[GPU] ?? 0) / gpus : 0,
   };
 }

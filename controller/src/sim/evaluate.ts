@@ -77,6 +77,9 @@ function averageFigures(runs: readonly RunFigures[]): RunFigures {
     makespan: mean(runs.map((r) => r.makespan)),
     restarts: mean(runs.map((r) => r.restarts)),
     utilization: mean(runs.map((r) => r.utilization)),
+    gpuUtilization: mean(runs.map((r) => r.gpuUtilization)),
+    maxStartWait: mean(runs.map((r) => r.maxStartWait)),
+    lateStarts: mean(runs.map((r) => r.lateStarts)),
   };
 }
 
@@ -205,6 +208,9 @@ export function roundFigures(f: RunFigures): RunFigures {
     makespan: round(f.makespan, 1),
     restarts: round(f.restarts, 2),
     utilization: round(f.utilization, 4),
+    gpuUtilization: round(f.gpuUtilization, 4),
+    maxStartWait: round(f.maxStartWait, 1),
+    lateStarts: round(f.lateStarts, 2),
   };
 }
 

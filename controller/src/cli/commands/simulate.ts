@@ -99,7 +99,8 @@ function humanTable(doc: ComparisonReport | AblationReport): string {
     ([name, f]) =>
       `${name.padEnd(30)} avg JCT ${f.avgJct.toFixed(0).padStart(6)} s  p95 ${f.p95Jct.toFixed(0).padStart(6)} s  ` +
       `makespan ${(f.makespan / 3600).toFixed(2)} h  restarts ${f.restarts.toFixed(0).padStart(4)}  ` +
-      `util ${(f.utilization * 100).toFixed(0)}%${extra(name)}`,
+      `util ${(f.utilization * 100).toFixed(0)}% (GPUs ${(f.gpuUtilization * 100).toFixed(0)}%)  ` +
+      `late starts ${f.lateStarts.toFixed(1)}${extra(name)}`,
   );
   const failures = Object.entries(doc.failed).map(([name, why]) => `${name.padEnd(30)} FAILED: ${why}\n`);
   const bound =
