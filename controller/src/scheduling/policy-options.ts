@@ -27,6 +27,7 @@ const SCALARS = {
   passes: count.min(1),
   untilNoSpeedUp: bool,
   srtfWeight: z.coerce.number().finite().min(0),
+  speedUp: z.enum(['point', 'unless-flat', 'optimistic']),
   stragglers: z.literal('false').transform(() => false as const),
   parameterAssignment: z.enum(['paa', 'mxnet-default']),
   promoteKnob: z.coerce.number().finite().min(0),

@@ -97,7 +97,7 @@ export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
     'tetris',
     'Tetris (Grandl et al., SIGCOMM 2014): shortest remaining first, 1:1 pairs while the estimate may speed up, placed one at a time by packing score + ε·remaining time (m = 1), first bundle for every job',
     (o) => ({
-      allocator: tetrisAllocator({ ...o, speedUp: 'optimistic' }),
+      allocator: tetrisAllocator(o),
       placer: tetrisPackingPlacer(o),
     }),
   ),

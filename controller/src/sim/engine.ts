@@ -13,9 +13,9 @@ import { parseJobSpec, type JobSpec } from '../runtime/job-spec';
 import type { Policy } from '../scheduling/types';
 import { SIM_PRIOR_EPOCHS } from '../models/convergence/prior';
 import type { ExponentialCurve } from '../models/convergence/types';
-import { oracleModels, type EstimationModels, type Estimation } from './estimator';
+import { declaredWorkModels, oracleModels, type EstimationModels, type Estimation } from './estimator';
 import type { MeasuredModel } from './measured-table';
-import { resolveWork } from './loss-curve';
+import { FIXED_WORK_RULE } from './loss-curve';
 import { figuresOf, type JobOutcome, type RunFigures, type TimelinePoint } from './metrics';
 import { SimBackend, traceJobName } from './sim-backend';
 import type { SimCluster } from './sim-executor';
@@ -34,6 +34,8 @@ export interface SimulationOptions {
   readonly intervalSec?: number;
   /** Seconds a checkpoint → restart costs (default 30). */
   readonly restartPauseSec?: number;
+  /** Relative noise of each logged speed (default `RECORD_SPEED_NOISE`, 5%). */
+  readonly speedNoise?: number;
   /** The runtime's pre-run settings (online estimation; defaults: the runtime's). */
   readonly preRun?: { budget?: number; maxPs?: number; maxWorkers?: number; recordsPerWorker?: number };
   /** Prior for jobs without a convergence fit yet, in epochs (default 20). */
@@ -121,6 +123,7 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     wallMs: () => time.clock.wallMs(),
     sink: (task, record) => controller?.ingestRecord(task, record),
     ...(o.policy.parameterAssignment ? { assignment: o.policy.parameterAssignment } : {}),
+    ...(o.speedNoise === undefined ? {} : { speedNoise: o.speedNoise }),
   });
   // Whoever knows the speeds needs no pre-run (and pays for none); known remaining work alone does not.
   const speedsKnown = o.estimation.kind === 'oracle' && o.estimation.knows !== 'work';
@@ -129,7 +132,9 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     fitSpeed: (s, opts) => o.models.fitSpeed(s, opts),
     ...(o.estimation.kind === 'oracle'
       ? { models: oracleModels(backend.trainers, o.estimation.error, o.seed, o.estimation.knows) }
-      : {}),
+      : o.estimation.declaredEpochs
+        ? { models: declaredWorkModels(backend.trainers) }
+        : {}),
   });
   const ctl = new Controller({
     core,
@@ -207,12 +212,13 @@ async function drive(c: DriveContext): Promise<SimulationResult> {
 }
 
 /**
- * The convergence rule the job's user set: the trace's, or the one its fixed work was mapped to. A
- * job of fixed work (epochs, steps) ends when its program does; the mapped rule only predicts.
+ * The convergence rule the job's user set: the trace's, or for fixed work (epochs, steps) the one
+ * rule every such job shares (`FIXED_WORK_RULE`), which only predicts — the job ends when its
+ * program does. Nothing in it depends on the job's work: the runtime learns that from the loss.
  */
-function ruleOf(job: TraceJob): { threshold: number; patience: number; stopsJob?: boolean } {
-  const { threshold, patience } = resolveWork(job.work, job.stepsPerEpoch).convergence;
-  return job.work.kind === 'loss-curve' ? { threshold, patience } : { threshold, patience, stopsJob: false };
+export function ruleOf(job: TraceJob): { threshold: number; patience: number; stopsJob?: boolean } {
+  if (job.work.kind === 'loss-curve') return { threshold: job.work.threshold, patience: job.work.patience };
+  return { threshold: FIXED_WORK_RULE.threshold, patience: FIXED_WORK_RULE.patience, stopsJob: false };
 }
 
 function checkStall(

@@ -33,16 +33,18 @@ export interface TetrisOptions {
   readonly untilNoSpeedUp?: boolean;
   /** m in Tetris's ε = m·ā/p̄, the weight of remaining time against packing (default 1). */
   readonly srtfWeight?: number;
+  /**
+   * Whether a pair speeds the job up (with `untilNoSpeedUp`): 'point' estimates; 'unless-flat'
+   * (default) the same, except that a model predicting one speed at both shapes (nothing fitted
+   * yet) lets the job grow; 'optimistic': the upper end of the interval at the larger shape beats
+   * the point at the smaller.
+   */
+  readonly speedUp?: 'point' | 'unless-flat' | 'optimistic';
 }
 
-export interface TetrisAllocatorOptions extends TetrisOptions {
-  /** Whether a pair speeds the job up: by point estimates, or by the interval's upper end. */
-  readonly speedUp?: 'point' | 'optimistic';
-}
-
-export function tetrisAllocator(options: TetrisAllocatorOptions = {}): Allocator {
+export function tetrisAllocator(options: TetrisOptions = {}): Allocator {
   const untilNoSpeedUp = options.untilNoSpeedUp ?? true;
-  const faster = options.speedUp === 'point' ? fasterAt : mayBeFasterAt;
+  const faster = SPEED_UP[options.speedUp ?? 'unless-flat'];
   return {
     name: 'tetris',
     allocate({ input, jobs }: AllocationRequest): Allocation {
@@ -86,6 +88,20 @@ function mayBeFasterAt(job: PreparedJob, from: JobShape, to: JobShape): boolean 
   if (job.steps <= 0) return false;
   return job.speed.predict(to.ps, to.workers).upper > job.speed.predict(from.ps, from.workers).stepsPerSec;
 }
+
+/** Faster by the point estimates, or no information: the same speed predicted at both shapes. */
+function fasterUnlessFlat(job: PreparedJob, from: JobShape, to: JobShape): boolean {
+  if (job.steps <= 0) return false;
+  const a = job.speed.predict(from.ps, from.workers).stepsPerSec;
+  const b = job.speed.predict(to.ps, to.workers).stepsPerSec;
+  return b > a || (b === a && Number.isFinite(a) && a > 0);
+}
+
+const SPEED_UP = {
+  point: fasterAt,
+  'unless-flat': fasterUnlessFlat,
+  optimistic: mayBeFasterAt,
+} as const;
 
 /** Shortest remaining time at the minimum 1:1 shape first; then smaller demand; then id. */
 export function shortestFirst(jobs: readonly PreparedJob[]): PreparedJob[] {
