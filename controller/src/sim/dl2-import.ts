@@ -14,7 +14,7 @@
  * - DL2 caps PS and workers at `maxTasks` (16) each; we also cap at the largest measured count
  *   (our table does not extrapolate, DL2's RBF interpolation does) unless `speeds` says
  *   otherwise: `table+rbf` (DL2's extrapolation beyond the measured shapes) and `rbf` (DL2's speed
- *   function everywhere) take DL2's cap (`speed.interpolation`; ADR 0027).
+ *   function everywhere) take DL2's cap (`speed.interpolation`; ADR 0028).
  * - our "epoch" (the unit of the loss curve the estimator sees) is `epochsPerEpoch` DL2 epochs
  *   (default 100: a few tens to a few hundred epochs per job).
  */

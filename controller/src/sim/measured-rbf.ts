@@ -4,7 +4,7 @@
  * f(x) = Σᵢ wᵢ·‖x − xᵢ‖ with the weights solving f(xᵢ) = speedᵢ at every measured shape. It
  * passes through every measurement and, unlike our table (`measured-table.ts`), goes on beyond the
  * largest measured shape, which is how DL2's simulator gives jobs up to 16 PS and 16 workers.
- * Used only where the trace asks for it (`speed.beyondMeasured: 'extrapolate'`).
+ * Used only where the trace asks for it (`speed.interpolation`: `table+rbf` beyond, `rbf` everywhere).
  */
 import type { MeasuredRow } from './measured-table';
 

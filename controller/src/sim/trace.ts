@@ -69,7 +69,7 @@ export const speedTruthSchema = z.discriminatedUnion('kind', [
    * From `test/data/measured-speeds.csv` for this model (sync; async derived, see ADR 0002), by
    * `interpolation`: `table` (default) interpolates between measured shapes and beyond the
    * largest gives the speed there; `table+rbf` the same inside, DL2's extrapolation beyond;
-   * `rbf` DL2's own speed function everywhere (`measured-rbf.ts`; ADR 0027).
+   * `rbf` DL2's own speed function everywhere (`measured-rbf.ts`; ADR 0028).
    */
   z
     .object({

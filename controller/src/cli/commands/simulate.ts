@@ -211,7 +211,7 @@ export function registerSimulateCommands(program: Command): void {
     .option(
       '--policies <list>',
       'comma-separated policies (ratios are against optimus)',
-      'optimus,optimus-paper,drf,tetris,fifo,fifo-fill,srtf,srtf-fill',
+      'optimus,optimus-paper,drf,tetris,tiresias,fifo,fifo-fill,srtf,srtf-fill',
     )
     .option('--seeds <n>', 'number of seeds (1..n); figures are averaged', intFlag('seeds'), 1)
     .option('--oracle', 'give the policies the true remaining work and speeds instead of online estimates')
