@@ -26,10 +26,14 @@ import { JobAccess } from '../broker-access/job-access';
 import { withBrokerAccess } from '../broker-access/with-broker-access';
 import { CONTROLLER_STATUS_TOPIC, type TaskId } from '../../../shared/src/topics';
 import { LocalBackend, type LocalServer } from './backend';
+import { dashboardLink, newApiToken, writeApiToken } from './api-token';
+import { LocalBrokerCredentials } from './broker-credentials';
+import { noticeDisconnects } from './broker-disconnects';
 import { ensureBrokerProcess, type BrokerProcess } from './broker-process';
 import { DEMO_SERVERS, type WorkloadJob } from './demo-workload';
 import { FileStore } from './file-store';
 import { PidRegistry } from './processes';
+import { lockStateDir, type StateLock } from './state-lock';
 import { runSummary, type RunSummary } from './summary';
 import { buildTrainer } from './trainer-bundle';
 
@@ -77,7 +81,14 @@ export interface LocalOptions {
   readonly httpPort: number;
   /** Address the API listens on: loopback unless told otherwise (it can submit and delete jobs). */
   readonly httpHost?: string | undefined;
+  /** The API token (OPTIMUS_API_TOKEN_FILE); a new random one per run when absent (ADR 0031). */
   readonly token?: string | undefined;
+  /** Extra names the API answers to (OPTIMUS_HTTP_ALLOWED_HOSTS); IP literals and localhost always. */
+  readonly allowedHosts?: readonly string[];
+  /** Serve /metrics without the token (OPTIMUS_METRICS_OPEN). */
+  readonly metricsOpen?: boolean;
+  /** The state directory's lock, when the caller took it already (the CLI, before `--fresh`). */
+  readonly lock?: StateLock;
   readonly logLevel: string;
   readonly sidecarScript?: string;
   readonly core?: Core;
@@ -88,6 +99,12 @@ export interface LocalRun {
   readonly backend: LocalBackend;
   readonly http: RunningServer;
   readonly brokerUrl: string;
+  /** The bearer token every API route but /healthz and /readyz needs; also in `<state>/api-token`. */
+  readonly apiToken: string;
+  /** The dashboard's address carrying the token in its fragment. */
+  readonly dashboardUrl: string;
+  /** Read-only broker credentials for monitoring subscribers (embedded broker only). */
+  readonly brokerObserver: { readonly username: string; readonly password: string } | null;
   readonly log: Logger;
   summary(): RunSummary;
   /** Resolves when every job has finished. */
@@ -102,8 +119,11 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   // Whatever started is stopped again, newest first, if a later step fails: a failed start leaves
   // nothing running (no broker, no tasks, no socket).
   const undo: (() => Promise<void>)[] = [];
+  // Before anything else: a second run on this directory stops here (ADR 0032).
+  const lock = o.lock ?? lockStateDir(dir);
+  undo.push(async () => lock.release());
   try {
-    return await startParts(o, dir, log, undo);
+    return await startParts({ ...o, lock }, dir, log, undo);
   } catch (err) {
     for (const step of undo.reverse()) await step().catch((e: unknown) => log.warn({ err: e }, 'cleanup'));
     throw err;
@@ -133,11 +153,14 @@ async function startParts(
   const reaped = await pids.reapOrphans(marker);
   if (reaped > 0) log.warn({ reaped }, 'stopped processes a previous controller left running');
   mkdirSync(join(dir, 'bin'), { recursive: true });
-  const broker: BrokerProcess | null = o.brokerUrl
+  // The embedded broker authenticates everyone with keys only this directory holds (ADR 0031).
+  const embedded = o.brokerUrl ? null : new LocalBrokerCredentials(dir);
+  const broker: BrokerProcess | null = !embedded
     ? null
     : await ensureBrokerProcess({
         dir,
         marker,
+        credentials: embedded,
         onRestart: ({ restarts, error }) =>
           error === undefined
             ? log.warn({ restarts }, 'the embedded broker died; started it again on the same port')
@@ -155,6 +178,7 @@ async function startParts(
       script: o.sidecarScript ?? (await ensureSidecarBundle(log)),
       brokerUrl,
       ...(credentials ? { credentials: (task: TaskId) => credentials.sidecarEnv(task) } : {}),
+      ...(embedded ? { credentials: (task: TaskId) => embedded.sidecarEnv(task) } : {}),
     },
     timeScale: o.timeScale,
     restartCostSec: o.restartCostSec,
@@ -163,7 +187,10 @@ async function startParts(
     onError: (err) => log.warn({ err }, 'task bookkeeping'),
   });
   undo.push(() => backend.close());
-  const store = new FileStore(join(dir, 'store'));
+  const store = new FileStore(join(dir, 'store'), {
+    onIntegrity: (e) => log.warn(e, `store: ${integrityWords[e.kind]}`),
+    recovery: `Move it aside to keep it, or start afresh with \`npm run optimus -- local --fresh --state-dir ${dir}\` (which discards this run's state).`,
+  });
   undo.push(() => store.close());
   let controller: Controller | null = null;
   let access: JobAccess | null = null;
@@ -173,14 +200,14 @@ async function startParts(
     url: brokerUrl,
     // A stable id: the broker keeps this persistent session's QoS 1 messages across a crash.
     clientId: 'optimus-controller-local',
-    username: o.brokerUsername,
-    password: o.brokerPassword,
+    ...(embedded ? embedded.controller() : { username: o.brokerUsername, password: o.brokerPassword }),
     onMessage: (t, p) => controller?.handleMessage(t, p),
     onError: (err) => log.warn({ err }, 'mqtt connection'),
     birth: () => ({ topic: CONTROLLER_STATUS_TOPIC, payload: statusPayload('local') }),
     onConnect: () => void access?.reconcile(),
   });
   undo.push(() => bridge.close());
+  noticeDisconnects(bridge, log);
   if (credentials) {
     if (!o.brokerUsername || !o.brokerPassword)
       throw new Error("broker identities (dynsec) need the controller's broker user name and password");
@@ -228,13 +255,19 @@ async function startParts(
     onError: (err) => log.warn({ err }, 'dashboard sample'),
   });
   undo.push(async () => sampler.stop());
+  const apiToken = o.token ?? newApiToken();
+  const tokenFile = writeApiToken(dir, apiToken);
   app = createApp({
     runtime: ctl,
-    token: o.token,
+    token: apiToken,
+    access: {
+      allowedHosts: [`localhost:${http.port}`, ...(o.allowedHosts ?? [])],
+      metricsOpen: o.metricsOpen ?? false,
+    },
     logError: (err) => log.error({ err }, 'api error'),
     dashboard: { source, history: sampler.history },
   });
-  log.info({ api: http.url, broker: brokerUrl, stateDir: dir }, 'local mode ready');
+  log.info({ api: http.url, broker: brokerUrl, stateDir: dir, tokenFile }, 'local mode ready');
 
   let stopping: Promise<void> | null = null;
   return {
@@ -242,6 +275,9 @@ async function startParts(
     backend,
     http,
     brokerUrl,
+    apiToken,
+    dashboardUrl: dashboardLink(http.url, apiToken),
+    brokerObserver: embedded?.observer() ?? null,
     log,
     summary: () => runSummary(ctl, backend),
     // Polling ends with the run too, so a stopped run leaves no timer keeping the process alive.
@@ -261,6 +297,7 @@ async function startParts(
         await store.close();
         log.info('stopping: broker');
         await broker?.stop();
+        o.lock?.release();
         log.info('stopped');
       })()),
   };
@@ -295,6 +332,18 @@ function scheduleWorkload(
     },
   };
 }
+
+const integrityWords = {
+  'torn-tail': 'cut the torn last line of the record log (a write cut short; never acknowledged)',
+  quarantined: 'moved lines that are not records out of the record log (see the quarantine file)',
+  'missing-at-start':
+    'the record log holds fewer records than the last saved state counted: acknowledged records are missing',
+  truncated:
+    'the record log was cut by something else while running: acknowledged records are gone from disk',
+  removed: 'the record log was removed by something else while running; restored it',
+  replaced:
+    'the record log was replaced by something else while running; restored ours and kept the other aside',
+} as const;
 
 async function waitFor(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise((r) => setTimeout(r, 200));

@@ -135,6 +135,13 @@ export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
     namespace: rec.spec.namespace,
     name: rec.spec.name,
     mode: rec.spec.mode,
+    demand: { ps: rec.spec.psDemand, worker: rec.spec.workerDemand },
+    limits: {
+      minPs: rec.spec.minPs,
+      maxPs: rec.spec.maxPs,
+      minWorkers: rec.spec.minWorkers,
+      maxWorkers: rec.spec.maxWorkers,
+    },
     phase: rec.phase,
     reason: rec.reason,
     shape: e.current?.shape ?? null,

@@ -3,7 +3,7 @@
  * emulated MXNet trainers with real sidecars, the controller and its HTTP API.
  * `npm start` runs it with the demo workload.
  */
-import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, readSecretFile } from '../../config/env';
 import { WORKLOADS } from '../../local/demo-workload';
@@ -11,9 +11,10 @@ import { startLiveView } from '../../local/live-view';
 import { watchWrapperParent } from '../../local/parent-watch';
 import { finishedRun } from '../../local/previous-run';
 import { startLocal } from '../../local/run-local';
+import { clearStateDir, lockStateDir } from '../../local/state-lock';
 import { summaryLines } from '../../local/summary';
 import { ListenError } from '../../http/serve';
-import { note, numberFlag, printJson } from '../output';
+import { badFlag, note, numberFlag, printJson, UsageError } from '../output';
 
 interface LocalFlags {
   workload: string;
@@ -39,7 +40,7 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** Same rule as OPTIMUS_BROKER_URL, with the error naming the flag. */
 function brokerFlag(value: string): string {
   if (!/^(mqtts?|wss?|tcp):\/\/.+/.test(value)) {
-    throw new Error(`--broker must be an mqtt://, mqtts://, ws:// or wss:// URL, got "${value}"`);
+    throw badFlag(`--broker must be an mqtt://, mqtts://, ws:// or wss:// URL, got "${value}"`);
   }
   return value;
 }
@@ -47,7 +48,7 @@ function brokerFlag(value: string): string {
 function portFlag(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n > 65_535)
-    throw new Error(`--port must be an integer in [0, 65535] (0 = any free port), got "${value}"`);
+    throw badFlag(`--port must be an integer in [0, 65535] (0 = any free port), got "${value}"`);
   return n;
 }
 
@@ -55,8 +56,6 @@ export function registerLocalCommands(program: Command): void {
   program
     .command('local')
     .description('run Optimus locally: embedded broker, emulated servers and MXNet trainers, real sidecars')
-    // A bad flag is one clear line (the error names the flag and what it takes), not the whole help.
-    .showHelpAfterError(false)
     .option('--workload <name>', `workload to submit: ${Object.keys(WORKLOADS).join(', ')}`, 'demo')
     .option('--exit-when-done', 'exit once every job has finished (prints a summary on stdout)')
     .option('--json', 'with --exit-when-done: print the run summary as one JSON document')
@@ -95,11 +94,11 @@ export function registerLocalCommands(program: Command): void {
 async function runLocalCommand(flags: LocalFlags): Promise<void> {
   const workload = Object.hasOwn(WORKLOADS, flags.workload) ? WORKLOADS[flags.workload] : undefined;
   if (!workload)
-    throw new Error(
+    throw new UsageError(
       `--workload must be one of ${Object.keys(WORKLOADS).join(', ')}, got "${flags.workload}"`,
     );
   if (flags.json && !flags.exitWhenDone)
-    throw new Error('--json needs --exit-when-done (the run must end to print a result)');
+    throw new UsageError('--json needs --exit-when-done (the run must end to print a result)');
   let cfg;
   try {
     cfg = loadConfig(
@@ -116,12 +115,14 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
     if (err instanceof ConfigError) throw new Error(err.message);
     throw err;
   }
+  // The lock first: a second run on this directory stops here, before it reads or clears anything.
+  const lock = lockStateDir(flags.stateDir);
   const previous = flags.fresh ? null : finishedRun(flags.stateDir, workload);
   if (previous)
     note(
       `optimus local: the run in ${flags.stateDir} had finished (${previous.jobs} jobs); starting a new one (--state-dir keeps runs apart)`,
     );
-  if (flags.fresh || previous) rmSync(flags.stateDir, { recursive: true, force: true });
+  if (flags.fresh || previous) clearStateDir(flags.stateDir, lock);
 
   // Signals are caught before anything starts, so even a signal during start-up ends the run cleanly.
   let signalled: string | null = null;
@@ -143,6 +144,7 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
   try {
     run = await startLocal({
       stateDir: flags.stateDir,
+      lock,
       workload,
       timeScale: flags.timeScale,
       schedulingIntervalSec: cfg.schedulingIntervalSec,
@@ -158,6 +160,8 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
       httpPort: cfg.httpPort,
       httpHost: flags.host,
       token: cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined,
+      allowedHosts: cfg.httpAllowedHosts,
+      metricsOpen: cfg.metricsOpen,
       logLevel:
         flags.json || process.stderr.isTTY ? (process.env['OPTIMUS_LOG_LEVEL'] ?? 'warn') : cfg.logLevel,
     });
@@ -169,7 +173,12 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
   }
   // A signal during start-up resolved `stopped` already: the run stops right after it started.
   const dashboard = `${run.http.url}/dashboard/`;
-  note(`optimus local: dashboard ${dashboard}`);
+  // The link carries the run's token (ADR 0031); on a terminal only, so it never lands in a log file.
+  note(
+    process.stderr.isTTY
+      ? `optimus local: dashboard ${run.dashboardUrl}`
+      : `optimus local: dashboard ${dashboard} (add #token=<the token in ${join(flags.stateDir, 'api-token')}>)`,
+  );
   note(`  API ${run.http.url}/api/v1/jobs · metrics ${run.http.url}/metrics · broker ${run.brokerUrl}`);
   const view = flags.json
     ? null

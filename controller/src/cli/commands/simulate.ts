@@ -20,7 +20,7 @@ import { productionModels } from '../../sim/models';
 import { writePlots } from '../../sim/plots';
 import { WORKLOAD_NAMES } from '../../sim/workloads';
 import { PRE_RUN_DEFAULTS } from '../../runtime/pre-run';
-import { intFlag, note, numberFlag, printJson } from '../output';
+import { intFlag, note, numberFlag, printJson, UsageError } from '../output';
 
 interface SimulateFlags {
   workload: string;
@@ -52,8 +52,8 @@ function parsePolicies(list: string): string[] {
   const known = new Set(policyNames());
   const bad = names.filter((n) => !known.has(n));
   if (bad.length > 0)
-    throw new Error(`--policies: unknown policy "${bad.join(', ')}"; known: ${[...known].join(', ')}`);
-  if (names.length === 0) throw new Error('--policies must name at least one policy');
+    throw new UsageError(`--policies: unknown policy "${bad.join(', ')}"; known: ${[...known].join(', ')}`);
+  if (names.length === 0) throw new UsageError('--policies must name at least one policy');
   // Ratios are against Optimus, so it always runs.
   return names.includes('optimus') ? names : ['optimus', ...names];
 }
@@ -146,8 +146,9 @@ async function run(flags: SimulateFlags): Promise<void> {
   const bar = progressBar(!flags.json && process.stderr.isTTY);
   const policyOptions = parsePolicyOptions(flags.policyOption);
   if (flags.oracle && flags.declaredEpochs)
-    throw new Error('--oracle and --declared-epochs exclude each other');
-  if (flags.ablation && flags.sensitivity) throw new Error('--ablation and --sensitivity exclude each other');
+    throw new UsageError('--oracle and --declared-epochs exclude each other');
+  if (flags.ablation && flags.sensitivity)
+    throw new UsageError('--ablation and --sensitivity exclude each other');
   const estimation = flags.oracle
     ? ({ kind: 'oracle', error: 0 } as const)
     : ({ kind: 'online', ...(flags.declaredEpochs ? { declaredEpochs: true } : {}) } as const);

@@ -70,7 +70,7 @@ async function updateClock(): Promise<void> {
 }
 
 function connect(): void {
-  const es = new EventSource('/api/v1/events');
+  const es = api.events();
   const state = (text: string, ok: boolean) => {
     replace(live, h('span', { class: ok ? 'dot ok' : 'dot' }), ` ${text}`);
     live.setAttribute('data-state', ok ? 'live' : 'offline');
