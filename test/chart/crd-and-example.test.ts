@@ -178,6 +178,10 @@ describe('NOTES.txt', () => {
     expect(notes).toContain('the controller creates the Secret <job>-optimus-broker in the');
     const jobName = (example()['metadata'] as { name: string }).name;
     expect(notes).toContain(`/api/v1/jobs/ml/${jobName}`);
+    // The namespace is enabled for jobs, and the API's calls carry the chart's token.
+    expect(notes).toContain('kubectl label namespace ml optimus.dev/jobs=enabled');
+    expect(notes).toContain('get secret optimus-controller-api-token');
+    expect(notes).toContain('curl -s -H "Authorization: Bearer $TOKEN" localhost:8080/metrics');
   });
 });
 

@@ -56,7 +56,10 @@ describe('optimus trace export / simulate', () => {
     for (const name of ['optimus', 'drf']) {
       expect(Object.keys(doc.policies[name]!).sort()).toEqual([
         'avgJct',
+        'gpuUtilization',
+        'lateStarts',
         'makespan',
+        'maxStartWait',
         'p95Jct',
         'restarts',
         'utilization',
