@@ -5,7 +5,7 @@
  * job is still decided.
  */
 import type { Plan, PlanAction } from '../planning/types';
-import type { Decision, JobDecision, JobSnapshot, Policy, PolicyInput } from '../scheduling/types';
+import type { Decision, JobDecision, JobSnapshot, Policy, PolicyInput, RunSpan } from '../scheduling/types';
 import type { Core } from './core';
 import type { JobEntry } from './job-entry';
 import { jobIdOf } from './job-spec';
@@ -24,11 +24,19 @@ export interface DecideOutcome {
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** Wall-clock ms (a span's `since`/`until`) → seconds on the policy's clock. */
+export type JobSeconds = (wallMs: number) => number;
+
 /**
  * The policy's view of one job; throws when its models cannot be used. `restartCostSec`: what a
  * restart costs this job (measured, else the prior); absent, the policy input's default applies.
  */
-export function jobSnapshot(e: JobEntry, lost: readonly number[] = [], restartCostSec?: number): JobSnapshot {
+export function jobSnapshot(
+  e: JobEntry,
+  lost: readonly number[] = [],
+  restartCostSec?: number,
+  jobSeconds?: JobSeconds,
+): JobSnapshot {
   const { spec, submittedAt } = e.rec;
   const m = e.models;
   if (!m) throw new Error('no models yet');
@@ -54,7 +62,17 @@ export function jobSnapshot(e: JobEntry, lost: readonly number[] = [], restartCo
     ...(lost.length > 0 ? { lostWorkers: lost } : {}),
     ...(restartCostSec !== undefined ? { restartCostSec } : {}),
     ...(spec.nodeConstraints ? { constraints: spec.nodeConstraints } : {}),
+    ...(jobSeconds && e.rec.spans.length > 0 ? { runs: runsOf(e, jobSeconds) } : {}),
   };
+}
+
+/** The job's shape history on the policy's clock (what attained service is derived from). */
+function runsOf(e: JobEntry, jobSeconds: JobSeconds): RunSpan[] {
+  return e.rec.spans.map((s) => ({
+    shape: s.shape,
+    from: jobSeconds(s.since),
+    to: s.until === null ? null : jobSeconds(s.until),
+  }));
 }
 
 /**
@@ -95,6 +113,7 @@ export function decideAndPlan(
   of: {
     readonly lostOf?: (e: JobEntry) => readonly number[];
     readonly restartCostOf?: (e: JobEntry) => number;
+    readonly jobSeconds?: JobSeconds;
   } = {},
 ): DecideOutcome {
   const failed: DecideOutcome['failed'] = [];
@@ -102,7 +121,7 @@ export function decideAndPlan(
   const jobs: JobSnapshot[] = [];
   for (const e of entries) {
     try {
-      jobs.push(jobSnapshot(e, of.lostOf?.(e) ?? [], of.restartCostOf?.(e)));
+      jobs.push(jobSnapshot(e, of.lostOf?.(e) ?? [], of.restartCostOf?.(e), of.jobSeconds));
       byId.set(jobIdOf(e.rec.spec), e);
     } catch (err) {
       failed.push({ entry: e, error: messageOf(err) });

@@ -210,7 +210,11 @@ function decidePhase(
     ctx.core,
     scheduled,
     { now: ctx.clock.now(), servers: view, restartCostSec: ctx.restartCostSec },
-    { lostOf: (e) => lostWorkers(e, wall, grace), restartCostOf: ctx.restartCostOf },
+    {
+      lostOf: (e) => lostWorkers(e, wall, grace),
+      restartCostOf: ctx.restartCostOf,
+      jobSeconds: (ms) => ((ms - ctx.clock.originMs) * ctx.clock.scale) / 1000,
+    },
   );
   for (const f of outcome.failed) ctx.degrade(f.entry, 'plan', f.error);
   const out: Dispatch[] = [];

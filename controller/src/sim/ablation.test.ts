@@ -15,6 +15,9 @@ const figures = (avgJct: number): RunFigures => ({
   rolloutLatencyP95Sec: 0,
   inFlightShare: 0,
   restartCostSec: 0,
+  gpuUtilization: 0,
+  maxStartWait: 0,
+  lateStarts: 0,
 });
 const result = (perSeed: number[]): VariantResult => ({
   figures: figures(perSeed.reduce((a, b) => a + b, 0) / perSeed.length),

@@ -25,6 +25,8 @@ export interface EvaluationOptions {
   readonly getPolicy: (name: string, options?: PolicyOptions) => Policy;
   readonly intervalSec?: number;
   readonly restartPauseSec?: number;
+  /** Relative noise of each logged speed (default: the simulator's, 5%). */
+  readonly speedNoise?: number;
   /** See SimulationOptions.minRoundGapSec; default: 0 up to 500 jobs, 60 s above. */
   readonly minRoundGapSec?: number;
   /** Progress in runs: (done, total), done fractional while a run is under way. */
@@ -81,6 +83,9 @@ function averageFigures(runs: readonly RunFigures[]): RunFigures {
     rolloutLatencyP95Sec: mean(runs.map((r) => r.rolloutLatencyP95Sec)),
     inFlightShare: mean(runs.map((r) => r.inFlightShare)),
     restartCostSec: mean(runs.map((r) => r.restartCostSec)),
+    gpuUtilization: mean(runs.map((r) => r.gpuUtilization)),
+    maxStartWait: mean(runs.map((r) => r.maxStartWait)),
+    lateStarts: mean(runs.map((r) => r.lateStarts)),
   };
 }
 
@@ -114,6 +119,7 @@ export async function runEvaluation(
       estimation: v.estimation,
       ...(o.intervalSec === undefined ? {} : { intervalSec: o.intervalSec }),
       ...(o.restartPauseSec === undefined ? {} : { restartPauseSec: o.restartPauseSec }),
+      ...(o.speedNoise === undefined ? {} : { speedNoise: o.speedNoise }),
       minRoundGapSec: o.minRoundGapSec ?? (trace.jobs.length > 500 ? 60 : 0),
       ...(i === 0 && extra.watchJob !== undefined ? { watchJob: extra.watchJob } : {}),
       ...(o.preRunBudget === undefined ? {} : { preRunBudget: o.preRunBudget }),
@@ -213,14 +219,20 @@ export function roundFigures(f: RunFigures): RunFigures {
     rolloutLatencyP95Sec: round(f.rolloutLatencyP95Sec, 1),
     inFlightShare: round(f.inFlightShare, 4),
     restartCostSec: round(f.restartCostSec, 1),
+    gpuUtilization: round(f.gpuUtilization, 4),
+    maxStartWait: round(f.maxStartWait, 1),
+    lateStarts: round(f.lateStarts, 2),
   };
 }
 
 /** The `simulate --json` document. */
+export type EstimationName = 'online' | 'oracle' | 'declared-epochs';
+
 export interface ComparisonReport {
   readonly workload: string;
   readonly seeds: number;
-  readonly estimation: 'online' | 'oracle';
+  /** 'declared-epochs': online, except that jobs of fixed work declare their epochs (remaining work known). */
+  readonly estimation: EstimationName;
   /** `--policy-option` pairs every policy was built with (empty: defaults). */
   readonly policyOptions: readonly string[];
   readonly policies: Record<string, RunFigures>;
@@ -270,7 +282,7 @@ export function comparisonReport(
   o: {
     workload: string;
     seeds: number;
-    estimation: 'online' | 'oracle';
+    estimation: EstimationName;
     policyOptions?: readonly string[];
     bound: BoundSummary;
     failed?: ReadonlyMap<string, string>;

@@ -37,6 +37,8 @@ export interface PreparedJob {
 }
 
 export interface PreparedInput {
+  /** The caller's clock (`PolicyInput.now`). */
+  readonly now: number;
   readonly space: ResourceSpace;
   readonly servers: readonly PreparedServer[];
   readonly serverIndex: ReadonlyMap<string, number>;
@@ -75,7 +77,7 @@ export function prepare(input: PolicyInput): PreparedInput {
     else jobs.push(prepareJob(space, total, job, eligible, validSec(job.restartCostSec) ?? restartCostSec));
   }
   jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { space, servers, serverIndex, jobs, invalid, total, restartCostSec };
+  return { now: input.now, space, servers, serverIndex, jobs, invalid, total, restartCostSec };
 }
 
 /** Seconds when finite and not negative, else undefined (a bad figure is ignored, not trusted). */
