@@ -35,7 +35,7 @@ import {
 import { jobBrokerSecretName } from '../broker/broker-credentials';
 import { trainingContainerIndex } from '../rollout/pod-template';
 import type { PodIdentity } from './identity';
-import { identify } from './identity';
+import { FROM_POD_NAME, identify } from './identity';
 import type { SidecarConfig } from './sidecar-config';
 import { CREDENTIALS_DIR, CREDENTIALS_VOLUME, SIDECAR_UID } from './sidecar-config';
 
@@ -134,7 +134,10 @@ function sidecarEnv(pod: V1Pod, plan: Plan, cfg: SidecarConfig, warnings: string
     { name: 'OPTIMUS_NAMESPACE', value: plan.namespace },
     { name: 'OPTIMUS_JOB', value: id.job },
     { name: 'OPTIMUS_ROLE', value: id.role },
-    { name: 'OPTIMUS_INDEX', value: String(id.index) },
+    // An unnamed pod (generateName) learns its name only once created: the sidecar derives its index.
+    id.index === FROM_POD_NAME
+      ? { name: 'OPTIMUS_POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }
+      : { name: 'OPTIMUS_INDEX', value: String(id.index) },
     { name: 'OPTIMUS_BROKER_URL', value: cfg.brokerUrl },
     { name: 'OPTIMUS_LOG_PATH', value: plan.logPath },
     { name: 'OPTIMUS_STATE_DIR', value: `${plan.logDir}/.sidecar` },
@@ -218,7 +221,11 @@ function trainingContainer(c: V1Container, pod: V1Pod, plan: Plan, warnings: str
 function plan(pod: V1Pod, namespace: string): Plan | { kind: 'malformed' | 'unidentified'; warning: string } {
   const labels = pod.metadata?.labels ?? {};
   const annotations = pod.metadata?.annotations ?? {};
-  const id = identify(labels, annotations);
+  const id = identify(labels, annotations, {
+    name: pod.metadata?.name,
+    generateName: pod.metadata?.generateName,
+    ownerReferences: pod.metadata?.ownerReferences,
+  });
   if (!id.ok) return { kind: 'unidentified', warning: `optimus: sidecar not injected: ${id.reason}` };
   const log = logPathOf(annotations);
   if (!log.ok) return { kind: 'malformed', warning: `optimus: sidecar not injected: ${log.why}` };
