@@ -182,3 +182,45 @@ describe('each replica its own identity', () => {
     expect(sidecarEnv(review(podOf(meta)).pod)).toMatchObject({ OPTIMUS_INDEX: '4' });
   });
 });
+
+describe('the training container is chosen deliberately', () => {
+  const c = (name: string): V1Container => ({ name, image: name, command: [name] });
+  const teed = (p: V1Pod) => p.spec!.containers.find((x) => x.command?.[0] === '/bin/sh')?.name;
+  it.each([
+    { what: 'istio-proxy injected first', containers: ['istio-proxy', 'train'], want: 'train' },
+    {
+      what: 'linkerd and fluent-bit around it',
+      containers: ['linkerd-proxy', 'fluent-bit', 'app'],
+      want: 'app',
+    },
+    {
+      what: 'vault-agent and cloud-sql-proxy',
+      containers: ['vault-agent', 'cloud-sql-proxy', 'trainer'],
+      want: 'trainer',
+    },
+    { what: 'envoy', containers: ['envoy', 'worker'], want: 'worker' },
+    { what: 'a Kubeflow container after a user one', containers: ['helper', 'pytorch'], want: 'pytorch' },
+    {
+      what: 'the annotation, even naming a sidecar-like name',
+      containers: ['istio-proxy', 'x'],
+      ann: 'istio-proxy',
+      want: 'istio-proxy',
+    },
+  ])('$what → $want', ({ containers, ann, want }) => {
+    const pod = podOf(
+      { name: 'j', annotations: ann ? { 'optimus.dev/container': ann } : {} },
+      containers.map(c),
+    );
+    const r = review(pod);
+    expect(r.outcome).toBe('injected');
+    expect(teed(r.pod)).toBe(want);
+  });
+
+  it('refuses, with a warning, a pod whose every container is a known sidecar or whose annotation names none', () => {
+    const all = review(podOf({ name: 'j' }, [c('istio-proxy'), c('fluentd')]));
+    expect(all.outcome).toBe('malformed');
+    expect(all.warnings[0]).toMatch(/known sidecar.*optimus\.dev\/container/);
+    const none = review(podOf({ name: 'j', annotations: { 'optimus.dev/container': 'nope' } }));
+    expect(none.warnings[0]).toMatch(/no container is named "nope"/);
+  });
+});

@@ -33,10 +33,10 @@ import {
   SYSTEM_NAMESPACES,
 } from '../api/names';
 import { jobBrokerSecretName } from '../broker/broker-credentials';
-import { trainingContainerIndex } from '../rollout/pod-template';
 import type { PodIdentity } from './identity';
 import { FROM_POD_NAME, identify } from './identity';
 import type { SidecarConfig } from './sidecar-config';
+import { chooseTrainingContainer } from './training-container';
 import { CREDENTIALS_DIR, CREDENTIALS_VOLUME, SIDECAR_UID } from './sidecar-config';
 
 /** What became of a pod; the kind is also the label of the webhook's counter. */
@@ -230,12 +230,9 @@ function plan(pod: V1Pod, namespace: string): Plan | { kind: 'malformed' | 'unid
   const log = logPathOf(annotations);
   if (!log.ok) return { kind: 'malformed', warning: `optimus: sidecar not injected: ${log.why}` };
   const containers = pod.spec?.containers ?? [];
-  const main = trainingContainerIndex(containers, annotations);
-  if (main < 0)
-    return {
-      kind: 'malformed',
-      warning: 'optimus: sidecar not injected: no container has the name its annotation names',
-    };
+  const chosen = chooseTrainingContainer(containers, annotations);
+  if (!chosen.ok) return { kind: 'malformed', warning: `optimus: sidecar not injected: ${chosen.why}` };
+  const main = chosen.index;
   const logDir = posix.dirname(log.path);
   const own = containers[main]?.volumeMounts?.find((m) => m.mountPath === logDir)?.name;
   return {
