@@ -224,3 +224,42 @@ describe('the training container is chosen deliberately', () => {
     expect(none.warnings[0]).toMatch(/no container is named "nope"/);
   });
 });
+
+describe('a log path over the image is refused, never mounted over', () => {
+  const withLog = (path: string, container: Partial<V1Container> = {}) =>
+    review(podOf({ name: 'j', annotations: { 'optimus.dev/log-path': path } }, [{ ...TRAIN, ...container }]));
+  it.each([
+    ['/app/train.log', {}],
+    ['/workspace/train.log', {}],
+    ['/opt/out.log', {}],
+    ['/srv/train.log', {}],
+    ['/home/train.log', {}],
+    ['/code/train.log', { workingDir: '/code' }],
+    ['/project/train.log', { workingDir: '/project' }],
+    ['/project/train.log', { workingDir: '/project/src/' }],
+  ])('refuses %s (%o) with a warning naming the fix, admitting the pod uninjected', (path, container) => {
+    const r = withLog(path, container);
+    expect(r.outcome).toBe('malformed');
+    expect(r.pod.spec?.volumes).toBeUndefined();
+    expect(r.pod.spec?.initContainers).toBeUndefined();
+    expect(r.warnings[0]).toMatch(
+      /would mount an emptyDir over .*hiding the image's files.*e\.g\. \/var\/log\/optimus\/train\.log/,
+    );
+  });
+
+  it.each([
+    ['/app/logs/train.log', {}],
+    ['/var/log/optimus/train.log', { workingDir: '/app' }],
+    ['/tmp/train.log', { workingDir: '/workspace' }],
+    ['/app/train.log', { volumeMounts: [{ name: 'logs', mountPath: '/app' }] }],
+  ])(
+    'accepts %s (%o): a directory of its own, or the volume the container mounts there',
+    (path, container) => {
+      const pod = podOf({ name: 'j', annotations: { 'optimus.dev/log-path': path } }, [
+        { ...TRAIN, ...container },
+      ]);
+      if (container.volumeMounts) pod.spec!.volumes = [{ name: 'logs', emptyDir: {} }];
+      expect(review(pod).outcome).toBe('injected');
+    },
+  );
+});

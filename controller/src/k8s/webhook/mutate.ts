@@ -110,6 +110,34 @@ function logPathOf(
   return { ok: true, path };
 }
 
+/**
+ * Directories an image is likely to hold its code or runtime in (ADR 0038): an emptyDir mounted
+ * at one of them, or at a parent of the container's `workingDir`, hides what the image put there.
+ * A subdirectory (`/app/logs`) is fine: at worst it hides that subdirectory.
+ */
+export const IMAGE_DIRS: readonly string[] = [
+  '/app',
+  '/workspace',
+  '/opt',
+  '/srv',
+  '/home',
+  '/root',
+  '/code',
+  '/src',
+  '/data',
+  '/var',
+];
+
+/** Why an emptyDir at `dir` would hide the image's files, or null. */
+function hidesImageFiles(dir: string, workingDir: string | undefined): string | null {
+  if (IMAGE_DIRS.includes(dir)) return `${dir}, where images keep their code`;
+  if (workingDir !== undefined && posix.isAbsolute(workingDir)) {
+    const wd = posix.normalize(workingDir).replace(/(.)\/$/, '$1');
+    if (wd === dir || wd.startsWith(`${dir}/`)) return `the container's workingDir ${wd}`;
+  }
+  return null;
+}
+
 interface Plan {
   readonly identity: PodIdentity;
   readonly namespace: string;
@@ -235,6 +263,14 @@ function plan(pod: V1Pod, namespace: string): Plan | { kind: 'malformed' | 'unid
   const main = chosen.index;
   const logDir = posix.dirname(log.path);
   const own = containers[main]?.volumeMounts?.find((m) => m.mountPath === logDir)?.name;
+  const hidden = own === undefined ? hidesImageFiles(logDir, containers[main]?.workingDir) : null;
+  if (hidden)
+    return {
+      kind: 'malformed',
+      warning:
+        `optimus: sidecar not injected: ${ANNOTATION_LOG_PATH} "${log.path}" would mount an emptyDir over ${hidden}, ` +
+        `hiding the image's files there; use a directory of its own, e.g. ${LOG_PATH} or ${posix.join(logDir, 'optimus', posix.basename(log.path))}`,
+    };
   return {
     identity: id.identity,
     namespace,
