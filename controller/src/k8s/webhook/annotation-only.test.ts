@@ -263,3 +263,26 @@ describe('a log path over the image is refused, never mounted over', () => {
     },
   );
 });
+
+describe('an unknown annotation value gets a warning naming the accepted values', () => {
+  it.each(['yes', 'True', '1', 'on', ''])('inject: "%s" → not injected, warned', (value) => {
+    const r = review(podOf({ name: 'j', annotations: { 'optimus.dev/inject': value } }));
+    expect(r.outcome).toBe('malformed');
+    expect(r.pod.spec?.initContainers).toBeUndefined();
+    expect(r.warnings[0]).toMatch(
+      new RegExp(`optimus\\.dev/inject "${value}" is not one of "true", "false"`),
+    );
+  });
+
+  it('inject: "false" stays a silent opt-out', () => {
+    const r = review(podOf({ name: 'j', annotations: { 'optimus.dev/inject': 'false' } }));
+    expect(r).toMatchObject({ outcome: 'not-requested', warnings: [] });
+  });
+
+  it('capture-output: "no" is warned about and the output still captured', () => {
+    const r = review(podOf({ name: 'j', annotations: { 'optimus.dev/capture-output': 'no' } }));
+    expect(r.outcome).toBe('injected');
+    expect(r.warnings).toEqual([expect.stringMatching(/capture-output "no" is not one of "true", "false"/)]);
+    expect(r.pod.spec!.containers[0]!.command?.[0]).toBe('/bin/sh');
+  });
+});

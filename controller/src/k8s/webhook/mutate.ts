@@ -57,6 +57,9 @@ export const MUTATE_KINDS: readonly MutateKind[] = [
   'injected',
 ];
 
+/** The values Optimus' boolean annotations accept; anything else gets a warning (ADR 0038). */
+const BOOLEAN_VALUES: readonly string[] = ['true', 'false'];
+
 export const wantsInjection = (pod: V1Pod): boolean =>
   pod.metadata?.annotations?.[ANNOTATION_INJECT] === 'true';
 
@@ -236,7 +239,12 @@ function trainingContainer(c: V1Container, pod: V1Pod, plan: Plan, warnings: str
     volumeMounts: mounts,
     env: setEnv(c.env ?? [], { OPTIMUS_LOG_PATH: plan.logPath, OPTIMUS_DONE_FILE: doneFileIn(plan.logDir) }),
   };
-  if (pod.metadata?.annotations?.[ANNOTATION_CAPTURE_OUTPUT] === 'false' || isTeeWrapped(c)) return withEnv;
+  const capture = pod.metadata?.annotations?.[ANNOTATION_CAPTURE_OUTPUT];
+  if (capture !== undefined && !BOOLEAN_VALUES.includes(capture))
+    warnings.push(
+      `optimus: ${ANNOTATION_CAPTURE_OUTPUT} "${capture}" is not one of "true", "false"; capturing the output (the default)`,
+    );
+  if (capture === 'false' || isTeeWrapped(c)) return withEnv;
   const wrapped = wrapWithTee(withEnv);
   if (wrapped) return wrapped;
   warnings.push(
@@ -287,6 +295,12 @@ function plan(pod: V1Pod, namespace: string): Plan | { kind: 'malformed' | 'unid
  * namespace (a pod being created often has none in its metadata).
  */
 export function mutate(pod: V1Pod, namespace: string, cfg: SidecarConfig): MutateOutcome {
+  const inject = pod.metadata?.annotations?.[ANNOTATION_INJECT];
+  if (inject !== undefined && !BOOLEAN_VALUES.includes(inject))
+    return {
+      kind: 'malformed',
+      warning: `optimus: ${ANNOTATION_INJECT} "${inject}" is not one of "true", "false"; nothing injected (set "true" to inject the sidecar)`,
+    };
   if (!wantsInjection(pod)) return { kind: 'not-requested' };
   if ((SYSTEM_NAMESPACES as readonly string[]).includes(namespace))
     return { kind: 'excluded', warning: `optimus: never injects into the system namespace ${namespace}` };
