@@ -45,6 +45,13 @@ describe('loadConfig', () => {
     expect(load({ ...env, OPTIMUS_INDEX: '5' }).task.index).toBe(5); // an explicit index still wins
   });
 
+  it('starts without a password when an optional password file is missing, and still refuses a required one', () => {
+    const missing = path.join(os.tmpdir(), 'optimus-no-such-password');
+    const env = { ...ENV, OPTIMUS_BROKER_PASSWORD_FILE: missing };
+    expect(load({ ...env, OPTIMUS_BROKER_PASSWORD_OPTIONAL: 'true' }).password).toBeUndefined();
+    expect(() => load(env)).toThrow(/OPTIMUS_BROKER_PASSWORD_FILE.*cannot read/);
+  });
+
   it('lets flags override variables', () => {
     const c = load(ENV, [
       '--index',

@@ -65,6 +65,10 @@ const SETTINGS = {
   broker: ['OPTIMUS_BROKER_URL', 'mqtt://host:1883 or mqtts://host:8883 (required)'],
   username: ['OPTIMUS_BROKER_USERNAME', 'MQTT user name'],
   'password-file': ['OPTIMUS_BROKER_PASSWORD_FILE', 'file holding the MQTT password'],
+  'password-optional': [
+    'OPTIMUS_BROKER_PASSWORD_OPTIONAL',
+    'true: a missing password file means no password yet, not an error (ADR 0038)',
+  ],
   'ca-file': ['OPTIMUS_BROKER_CA_FILE', 'PEM CA bundle to verify the broker'],
   'cert-file': ['OPTIMUS_BROKER_CERT_FILE', 'PEM client certificate'],
   'key-file': ['OPTIMUS_BROKER_KEY_FILE', 'PEM client key'],
@@ -177,7 +181,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): SidecarConfi
     throw new ConfigError(`${name('mqtt-version')} must be 4, 5 or auto, got "${version}"`);
   }
   const stdin = logPath === '-';
-  const password = file('password-file')
+  // An annotation-only pod's Secret is mounted optional (ADR 0038): without it the sidecar runs
+  // unauthenticated (the broker refuses it, it keeps retrying) rather than blocking the pod.
+  const passwordMissing =
+    raw('password-optional') === 'true' &&
+    raw('password-file') !== undefined &&
+    !fs.existsSync(raw('password-file') ?? '');
+  const password = (passwordMissing ? undefined : file('password-file'))
     ?.toString('utf8')
     .replace(/\r?\n$/, '');
   const brokerUrl = required('broker');

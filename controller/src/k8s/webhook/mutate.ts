@@ -152,6 +152,17 @@ interface Plan {
   readonly main: number;
 }
 
+/**
+ * True for a pod whose per-job Secret the controller may never create (ADR 0038): it creates
+ * `<job>-optimus-broker` before the pods of an OptimusJob, and for nothing else yet.
+ */
+function credentialsMayNeverCome(pod: V1Pod, cfg: SidecarConfig): boolean {
+  if (!cfg.perJobCredentials) return false;
+  return !(pod.metadata?.ownerReferences ?? []).some(
+    (o) => o.kind === 'OptimusJob' && o.apiVersion.startsWith('optimus.dev/'),
+  );
+}
+
 /** The Secret the sidecar's broker password comes from, if any. */
 function credentialsSecretOf(plan: Plan, cfg: SidecarConfig): string | undefined {
   if (cfg.perJobCredentials) return jobBrokerSecretName(plan.identity.job);
@@ -187,7 +198,12 @@ function sidecarEnv(pod: V1Pod, plan: Plan, cfg: SidecarConfig, warnings: string
     );
   // Per-job identities: the sidecar's user name is its task's client id (it derives it itself).
   if (cfg.perJobCredentials)
-    env.push({ name: 'OPTIMUS_BROKER_PASSWORD_FILE', value: `${CREDENTIALS_DIR}/password` });
+    env.push(
+      { name: 'OPTIMUS_BROKER_PASSWORD_FILE', value: `${CREDENTIALS_DIR}/password` },
+      ...(credentialsMayNeverCome(pod, cfg)
+        ? [{ name: 'OPTIMUS_BROKER_PASSWORD_OPTIONAL', value: 'true' }]
+        : []),
+    );
   else if (cfg.credentialsSecret)
     env.push(
       {
@@ -317,7 +333,12 @@ export function mutate(pod: V1Pod, namespace: string, cfg: SidecarConfig): Mutat
   if (secretName && !volumes.some((v) => v.name === CREDENTIALS_VOLUME))
     volumes.push({
       name: CREDENTIALS_VOLUME,
-      secret: { secretName, items: [{ key: 'password', path: 'password' }] },
+      secret: {
+        secretName,
+        items: [{ key: 'password', path: 'password' }],
+        // Only an OptimusJob's Secret is sure to come (ADR 0038): any other pod must not wait on it.
+        ...(credentialsMayNeverCome(pod, cfg) ? { optional: true } : {}),
+      },
     });
   const sidecar = sidecarContainer(pod, p, cfg, warnings);
   const containers = spec.containers.map((c, i) =>
