@@ -247,7 +247,7 @@ describe('a log path over the image is refused, never mounted over', () => {
     );
   });
 
-  it.each([
+  it.each<[string, Partial<V1Container>]>([
     ['/app/logs/train.log', {}],
     ['/var/log/optimus/train.log', { workingDir: '/app' }],
     ['/tmp/train.log', { workingDir: '/workspace' }],

@@ -41,7 +41,8 @@ describe('per-job broker credentials (ADR 0013)', () => {
     ['a batch Job pod', [{ apiVersion: 'batch/v1', kind: 'Job', name: 'resnet', uid: 'u' }]],
     ['a Kubeflow pod', [{ apiVersion: 'kubeflow.org/v1', kind: 'PyTorchJob', name: 'resnet', uid: 'u' }]],
   ])('never lets %s wait on a Secret only OptimusJobs get (ADR 0038)', (_what, ownerReferences) => {
-    const p: V1Pod = { ...pod, metadata: { ...pod.metadata, ownerReferences } };
+    const { ownerReferences: _optimusJob, ...meta } = pod.metadata ?? {};
+    const p: V1Pod = { ...pod, metadata: ownerReferences ? { ...meta, ownerReferences } : meta };
     const out = mutate(p, 'ml', {
       image: 's',
       resources: {},
