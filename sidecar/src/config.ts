@@ -9,7 +9,7 @@ import { MAX_BATCH_RECORDS } from '../../shared/src/schemas';
 import { podOrdinal } from '../../shared/src/pod-ordinal';
 import { ROLES, type Role, type TaskId } from '../../shared/src/topics';
 import type { VersionChoice } from './mqtt/connection';
-import { LOG_FORMATS, type LogFormat } from './parse/select';
+import { LOG_FORMATS, type LogFormat } from '../../shared/src/schemas';
 import { validateTaskId } from './validate/wire';
 
 export interface SidecarConfig {

@@ -14,9 +14,10 @@ import {
   type EvaluationOptions,
   type Variant,
 } from '../../sim/evaluate';
-import { loadMeasured, workloadSource } from '../../sim/load';
+import { loadMeasured, loadMeasuredPause, workloadSource } from '../../sim/load';
 import { runSensitivity, type SensitivityReport } from '../../sim/sensitivity';
 import { productionModels } from '../../sim/models';
+import { isMeasuredPause } from '../../sim/restart-cost';
 import { writePlots } from '../../sim/plots';
 import { WORKLOAD_NAMES } from '../../sim/workloads';
 import { PRE_RUN_DEFAULTS } from '../../runtime/pre-run';
@@ -33,7 +34,8 @@ interface SimulateFlags {
   png?: boolean;
   jobs?: number;
   interval: number;
-  restartPause: number;
+  /** Seconds, or `measured[:kind]` (see {@link restartPauseFlag}). */
+  restartPause: number | string;
   minRoundGap?: number;
   measured?: string;
   policyOption: string[];
@@ -56,6 +58,24 @@ function parsePolicies(list: string): string[] {
   if (names.length === 0) throw new UsageError('--policies must name at least one policy');
   // Ratios are against Optimus, so it always runs.
   return names.includes('optimus') ? names : ['optimus', ...names];
+}
+
+/** `--restart-pause`: seconds ≥ 0, or `measured` / `measured:<kind>` (test/data/restart-cost.json). */
+function restartPauseFlag(value: string): number | string {
+  return isMeasuredPause(value) ? value : numberFlag('restart-pause', 0)(value);
+}
+
+function restartPauseSec(flag: number | string): number {
+  if (typeof flag === 'number') return flag;
+  let sec: number;
+  try {
+    sec = loadMeasuredPause(flag);
+  } catch (err) {
+    // The file or the kind the flag names: a usage error, its message names the flag.
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  note(`restart pause (${flag}, measured on the real PyTorch trainers): ${sec.toFixed(2)} s`);
+  return sec;
 }
 
 function progressBar(enabled: boolean): { onRun: (done: number, total: number) => void; stop: () => void } {
@@ -161,7 +181,7 @@ async function run(flags: SimulateFlags): Promise<void> {
     models: productionModels,
     getPolicy: (name, o) => getPolicy(name, { ...policyOptions, ...o }),
     intervalSec: flags.interval,
-    restartPauseSec: flags.restartPause,
+    restartPauseSec: restartPauseSec(flags.restartPause),
     ...(flags.speedNoise === undefined ? {} : { speedNoise: flags.speedNoise }),
     ...(flags.minRoundGap === undefined ? {} : { minRoundGapSec: flags.minRoundGap }),
     onRun: bar.onRun,
@@ -231,9 +251,9 @@ export function registerSimulateCommands(program: Command): void {
     .option('--jobs <n>', 'number of jobs of a built-in workload', intFlag('jobs'))
     .option('--interval <sec>', 'scheduling interval in seconds', numberFlag('interval', 1), 600)
     .option(
-      '--restart-pause <sec>',
-      'checkpoint → restart pause per resize, seconds',
-      numberFlag('restart-pause', 0),
+      '--restart-pause <sec|measured[:kind]>',
+      'checkpoint → restart pause per resize, seconds; measured: the median restart of the real PyTorch trainers (npm run bench:restart) of the parameter-server kinds, or of one kind (allreduce, ps-sync, ps-async)',
+      restartPauseFlag,
       30,
     )
     .option(
