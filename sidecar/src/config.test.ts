@@ -31,6 +31,27 @@ describe('loadConfig', () => {
     });
   });
 
+  it.each([
+    ['a Deployment pod (random name): a stable hash', 'train-7d9f8c6b5-x2k4q', 'hash'],
+    ['a StatefulSet pod: its ordinal', 'web-3', 3],
+  ])('derives the index from OPTIMUS_POD_NAME for %s (ADR 0038)', (_what, podName, want) => {
+    const env = { ...ENV, OPTIMUS_INDEX: undefined, OPTIMUS_POD_NAME: podName };
+    const a = load(env).task.index;
+    expect(load(env).task.index).toBe(a);
+    if (want === 'hash') {
+      expect(a).toBeGreaterThanOrEqual(0);
+      expect(a).not.toBe(load({ ...env, OPTIMUS_POD_NAME: 'train-7d9f8c6b5-q9zzm' }).task.index);
+    } else expect(a).toBe(want);
+    expect(load({ ...env, OPTIMUS_INDEX: '5' }).task.index).toBe(5); // an explicit index still wins
+  });
+
+  it('starts without a password when an optional password file is missing, and still refuses a required one', () => {
+    const missing = path.join(os.tmpdir(), 'optimus-no-such-password');
+    const env = { ...ENV, OPTIMUS_BROKER_PASSWORD_FILE: missing };
+    expect(load({ ...env, OPTIMUS_BROKER_PASSWORD_OPTIONAL: 'true' }).password).toBeUndefined();
+    expect(() => load(env)).toThrow(/OPTIMUS_BROKER_PASSWORD_FILE.*cannot read/);
+  });
+
   it('lets flags override variables', () => {
     const c = load(ENV, [
       '--index',

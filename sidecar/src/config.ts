@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MAX_BATCH_RECORDS } from '../../shared/src/schemas';
+import { podOrdinal } from '../../shared/src/pod-ordinal';
 import { ROLES, type Role, type TaskId } from '../../shared/src/topics';
 import type { VersionChoice } from './mqtt/connection';
 import { LOG_FORMATS, type LogFormat } from '../../shared/src/schemas';
@@ -59,10 +60,15 @@ const SETTINGS = {
   namespace: ['OPTIMUS_NAMESPACE', 'Kubernetes namespace of the job (required)'],
   job: ['OPTIMUS_JOB', 'job name (required)'],
   role: ['OPTIMUS_ROLE', 'ps | worker | scheduler (required)'],
-  index: ['OPTIMUS_INDEX', 'task index within its role (required)'],
+  index: ['OPTIMUS_INDEX', 'task index within its role (required unless --pod-name is set)'],
+  'pod-name': ['OPTIMUS_POD_NAME', "this pod's name: the index when --index is unset (ADR 0038)"],
   broker: ['OPTIMUS_BROKER_URL', 'mqtt://host:1883 or mqtts://host:8883 (required)'],
   username: ['OPTIMUS_BROKER_USERNAME', 'MQTT user name'],
   'password-file': ['OPTIMUS_BROKER_PASSWORD_FILE', 'file holding the MQTT password'],
+  'password-optional': [
+    'OPTIMUS_BROKER_PASSWORD_OPTIONAL',
+    'true: a missing password file means no password yet, not an error (ADR 0038)',
+  ],
   'ca-file': ['OPTIMUS_BROKER_CA_FILE', 'PEM CA bundle to verify the broker'],
   'cert-file': ['OPTIMUS_BROKER_CERT_FILE', 'PEM client certificate'],
   'key-file': ['OPTIMUS_BROKER_KEY_FILE', 'PEM client key'],
@@ -164,7 +170,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): SidecarConfi
       );
     }
   };
-  const task = readTask(required, int, name);
+  const task = readTask(required, int, name, raw('pod-name'));
   const logPath = required('log');
   const format = raw('format') ?? 'auto';
   if (!(LOG_FORMATS as readonly string[]).includes(format)) {
@@ -175,7 +181,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): SidecarConfi
     throw new ConfigError(`${name('mqtt-version')} must be 4, 5 or auto, got "${version}"`);
   }
   const stdin = logPath === '-';
-  const password = file('password-file')
+  // An annotation-only pod's Secret is mounted optional (ADR 0038): without it the sidecar runs
+  // unauthenticated (the broker refuses it, it keeps retrying) rather than blocking the pod.
+  const passwordMissing =
+    raw('password-optional') === 'true' &&
+    raw('password-file') !== undefined &&
+    !fs.existsSync(raw('password-file') ?? '');
+  const password = (passwordMissing ? undefined : file('password-file'))
     ?.toString('utf8')
     .replace(/\r?\n$/, '');
   const brokerUrl = required('broker');
@@ -221,17 +233,22 @@ function readTask(
   required: (k: Key) => string,
   int: (k: Key, d: number | null, min: number) => number | null,
   name: (k: Key) => string,
+  podName: string | undefined,
 ): TaskId {
   const role = required('role');
   if (!(ROLES as readonly string[]).includes(role)) {
     throw new ConfigError(`${name('role')} must be ${ROLES.join(', ')}, got "${role}"`);
   }
-  required('index');
+  // A webhook-injected pod created from generateName has no name at admission: its index comes
+  // from the name it got (a trailing ordinal, else a hash), the same rule the webhook applies.
+  const fromName = podName === undefined ? null : podOrdinal(podName);
+  const index =
+    fromName === null ? (required('index'), int('index', 0, 0) as number) : int('index', fromName, 0);
   const task: TaskId = {
     namespace: required('namespace'),
     job: required('job'),
     role: role as Role,
-    index: int('index', 0, 0) as number,
+    index: index as number,
   };
   const problem = validateTaskId(task);
   if (problem !== null) {

@@ -100,9 +100,10 @@ describe('MutatingWebhookConfiguration', () => {
   it('matches the opt-in annotation with CEL, and can turn that off', async () => {
     const conditions = webhookOf(base).matchConditions ?? [];
     expect(conditions).toHaveLength(1);
-    // The same annotation the controller's webhook handler checks.
+    // The same annotation the controller's webhook handler checks; every value but the opt-out
+    // reaches it, so an unknown one ("yes") gets a warning instead of silence (ADR 0038).
     expect(conditions[0]!.expression).toContain(
-      `object.metadata.annotations['${ANNOTATION_INJECT}'] == 'true'`,
+      `object.metadata.annotations['${ANNOTATION_INJECT}'] != 'false'`,
     );
     const off = await renderChart({ set: ['webhook.matchConditions.enabled=false'] });
     expect(webhookOf(off).matchConditions).toBeUndefined();

@@ -4,7 +4,7 @@
  * checkpoint request), and only a program that ended on its own leaves the done marker.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,13 +15,18 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function run(program: string[], signalAfterMs?: number) {
+function run(program: string[], signalAfterMs?: number, extraEnv: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'optimus-tee-'));
   dirs.push(dir);
   const log = join(dir, 'logs', 'train.log');
   const done = join(dir, 'logs', '.done');
   const child = spawn('/bin/sh', ['-c', TEE_SCRIPT, TEE_ARGV0, ...program], {
-    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', OPTIMUS_LOG_PATH: log, OPTIMUS_DONE_FILE: done },
+    env: {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      OPTIMUS_LOG_PATH: log,
+      OPTIMUS_DONE_FILE: done,
+      ...extraEnv,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -79,6 +84,59 @@ describe('log tee', () => {
     expect(code).toBe(4);
     expect(out).toBe('hi\n');
     expect(err).toContain('running without copying the output');
+  });
+
+  it('rotates the copy past OPTIMUS_LOG_MAX_BYTES: log + log.1 stay bounded, nothing lost in the last two (ADR 0038)', async () => {
+    const lines = Array.from({ length: 200 }, (_, i) => `Epoch[0] Batch [${i}] Speed: 100.0 samples/sec`);
+    const r = await run(
+      [
+        'sh',
+        '-c',
+        'i=0; while [ $i -lt 200 ]; do echo "Epoch[0] Batch [$i] Speed: 100.0 samples/sec"; i=$((i+1)); done',
+      ],
+      undefined,
+      {
+        OPTIMUS_LOG_MAX_BYTES: '1000',
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(lines.map((l) => `${l}\n`).join('')); // the container's own output is whole
+    const previous = readFileSync(join(r.dir, 'train.log.1'), 'utf8');
+    expect(Buffer.byteLength(r.log)).toBeLessThan(1000);
+    expect(Buffer.byteLength(previous)).toBeLessThan(1000 + 60);
+    // The two files are the contiguous end of the output.
+    expect(r.out.endsWith(previous + r.log)).toBe(true);
+    expect(readdirSync(r.dir).sort()).toEqual(['.done', 'train.log', 'train.log.1']);
+  });
+
+  it('passes each line on to the log as it comes, not when a buffer fills', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'optimus-tee-'));
+    dirs.push(dir);
+    const log = join(dir, 'train.log');
+    const go = join(dir, 'go');
+    const child = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        TEE_SCRIPT,
+        TEE_ARGV0,
+        'sh',
+        '-c',
+        `echo first; while [ ! -e ${go} ]; do sleep 0.05; done; echo second`,
+      ],
+      {
+        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', OPTIMUS_LOG_PATH: log },
+        stdio: 'ignore',
+      },
+    );
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    // The program waits for "go" after its first line: that line must already be in the log.
+    for (let i = 0; i < 200 && !(existsSync(log) && readFileSync(log, 'utf8') === 'first\n'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(readFileSync(log, 'utf8')).toBe('first\n');
+    writeFileSync(go, '');
+    await exited;
+    expect(readFileSync(log, 'utf8')).toBe('first\nsecond\n');
   });
 
   it('wraps a container with a command once, and cannot wrap one without', () => {

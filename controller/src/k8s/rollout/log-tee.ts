@@ -6,7 +6,10 @@
  * with the program's status, and — only when the program ended on its own — creates the done
  * marker that tells the sidecar to drain and exit (a classic sidecar has no other way to know).
  *
- * Needs a POSIX `sh`, `mkfifo`, `tee` and `mkdir` in the image (every Debian/Ubuntu/Alpine based
+ * The copy rotates within `OPTIMUS_LOG_MAX_BYTES` (default 64 MiB; `$log` → `$log.1`, ADR 0038)
+ * through `awk`; without one it is a plain, unbounded `tee -a`.
+ *
+ * Needs a POSIX `sh`, `mkfifo`, `tee` and `mkdir` in the image (`awk` for the rotation) (every Debian/Ubuntu/Alpine based
  * Python image has them; distroless ones do not — see docs/training-contract.md). The FIFO lives
  * in the log directory (an emptyDir), so a read-only root filesystem is fine; without a writable
  * log directory the program simply runs untouched (`exec`).
@@ -23,7 +26,21 @@ export const TEE_SCRIPT = [
   'if ! { mkdir -p "$dir" && rm -f "$fifo" && mkfifo "$fifo"; } 2>/dev/null; then',
   '  echo "optimus: cannot write $dir; running without copying the output to $log" >&2; exec "$@"',
   'fi',
-  'tee -a "$log" < "$fifo" & tee_pid=$!',
+  // The copy rotates (ADR 0038): past OPTIMUS_LOG_MAX_BYTES (default 64 MiB) the log is renamed
+  // to "$log.1" and a new one begun, so log + log.1 stay within twice that in the 256 Mi emptyDir;
+  // the sidecar drains the renamed file before following the new one. awk does it (mawk needs
+  // -W interactive to pass lines on as they come); an image without a working awk gets plain tee.
+  'max="${OPTIMUS_LOG_MAX_BYTES:-67108864}"; case "$max" in ""|*[!0-9]*) max=67108864;; esac',
+  'case "$(awk -W version 2>&1 </dev/null)" in *mawk*) aw="-W interactive";; *) aw="";; esac',
+  ': >> "$log"',
+  'if [ "$max" -gt 0 ] && echo | awk $aw \'{ print; fflush() }\' >/dev/null 2>&1; then',
+  '  LC_ALL=C awk $aw -v f="$log" -v max="$max" -v size="$(wc -c < "$log")" \'{',
+  '    print; fflush(); print >> f; fflush(f); size += length($0) + 1',
+  '    if (size >= max) { close(f); system("mv -f -- \\"$OPTIMUS_LOG_PATH\\" \\"$OPTIMUS_LOG_PATH.1\\""); size = 0 }',
+  '  }\' < "$fifo" & tee_pid=$!',
+  'else',
+  '  tee -a "$log" < "$fifo" & tee_pid=$!',
+  'fi',
   '"$@" > "$fifo" 2>&1 & pid=$!',
   'stopping=0',
   'trap \'stopping=1; kill -TERM "$pid" 2>/dev/null\' TERM',

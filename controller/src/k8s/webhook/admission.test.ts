@@ -147,12 +147,15 @@ describe('sidecar-injection webhook on AdmissionReview fixtures', () => {
     const f = fixture('opt-in');
     const pod = structuredClone(f.request.object);
     delete pod.metadata!.labels!['optimus.dev/job'];
+    // Nothing else to take a job name from either (ADR 0038: owner, generateName, name).
+    delete pod.metadata!.name;
+    delete pod.metadata!.ownerReferences;
     const r = reviewAdmission({ ...f, request: { ...f.request, object: pod } }, config(true));
     expect(r.ok && r.outcome).toBe('unidentified');
     const out = review({ ...f, request: { ...f.request, object: pod } }, config(true));
     expect(out.response.patch).toBeUndefined();
     expect(out.response.allowed).toBe(true);
-    expect(out.response.warnings?.[0]).toMatch(/no job name: set the label optimus.dev\/job/);
+    expect(out.response.warnings?.[0]).toMatch(/no job name: set the annotation optimus.dev\/job/);
   });
 
   it.each([

@@ -33,10 +33,11 @@ import {
   SYSTEM_NAMESPACES,
 } from '../api/names';
 import { jobBrokerSecretName } from '../broker/broker-credentials';
-import { trainingContainerIndex } from '../rollout/pod-template';
 import type { PodIdentity } from './identity';
-import { identify } from './identity';
+import { FROM_POD_NAME, identify } from './identity';
+import { hidesImageFiles, logPathOf } from './log-path';
 import type { SidecarConfig } from './sidecar-config';
+import { chooseTrainingContainer } from './training-container';
 import { CREDENTIALS_DIR, CREDENTIALS_VOLUME, SIDECAR_UID } from './sidecar-config';
 
 /** What became of a pod; the kind is also the label of the webhook's counter. */
@@ -56,6 +57,9 @@ export const MUTATE_KINDS: readonly MutateKind[] = [
   'unidentified',
   'injected',
 ];
+
+/** The values Optimus' boolean annotations accept; anything else gets a warning (ADR 0038). */
+const BOOLEAN_VALUES: readonly string[] = ['true', 'false'];
 
 export const wantsInjection = (pod: V1Pod): boolean =>
   pod.metadata?.annotations?.[ANNOTATION_INJECT] === 'true';
@@ -93,23 +97,6 @@ function shapeProblem(pod: unknown): string | null {
   return `${i?.path.join('.') ?? 'pod'}: ${i?.message ?? 'invalid'}`;
 }
 
-/** The log path of the annotation, or why it cannot be used. */
-function logPathOf(
-  annotations: Readonly<Record<string, string>>,
-): { ok: true; path: string } | { ok: false; why: string } {
-  const raw = annotations[ANNOTATION_LOG_PATH] ?? LOG_PATH;
-  const path = posix.normalize(raw);
-  const dir = posix.dirname(path);
-  if (!posix.isAbsolute(raw) || dir === '/' || path.endsWith('/'))
-    return {
-      ok: false,
-      why: `${ANNOTATION_LOG_PATH} "${raw}" must be an absolute file path below a directory other than /`,
-    };
-  if (/^\/(proc|sys|dev|etc|bin|sbin|usr|lib|lib64|boot)(\/|$)/.test(dir))
-    return { ok: false, why: `${ANNOTATION_LOG_PATH} "${raw}" is in a system directory` };
-  return { ok: true, path };
-}
-
 interface Plan {
   readonly identity: PodIdentity;
   readonly namespace: string;
@@ -119,6 +106,17 @@ interface Plan {
   readonly logVolume: string;
   readonly addVolume: boolean;
   readonly main: number;
+}
+
+/**
+ * True for a pod whose per-job Secret the controller may never create (ADR 0038): it creates
+ * `<job>-optimus-broker` before the pods of an OptimusJob, and for nothing else yet.
+ */
+function credentialsMayNeverCome(pod: V1Pod, cfg: SidecarConfig): boolean {
+  if (!cfg.perJobCredentials) return false;
+  return !(pod.metadata?.ownerReferences ?? []).some(
+    (o) => o.kind === 'OptimusJob' && o.apiVersion.startsWith('optimus.dev/'),
+  );
 }
 
 /** The Secret the sidecar's broker password comes from, if any. */
@@ -134,7 +132,10 @@ function sidecarEnv(pod: V1Pod, plan: Plan, cfg: SidecarConfig, warnings: string
     { name: 'OPTIMUS_NAMESPACE', value: plan.namespace },
     { name: 'OPTIMUS_JOB', value: id.job },
     { name: 'OPTIMUS_ROLE', value: id.role },
-    { name: 'OPTIMUS_INDEX', value: String(id.index) },
+    // An unnamed pod (generateName) learns its name only once created: the sidecar derives its index.
+    id.index === FROM_POD_NAME
+      ? { name: 'OPTIMUS_POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }
+      : { name: 'OPTIMUS_INDEX', value: String(id.index) },
     { name: 'OPTIMUS_BROKER_URL', value: cfg.brokerUrl },
     { name: 'OPTIMUS_LOG_PATH', value: plan.logPath },
     { name: 'OPTIMUS_STATE_DIR', value: `${plan.logDir}/.sidecar` },
@@ -153,7 +154,12 @@ function sidecarEnv(pod: V1Pod, plan: Plan, cfg: SidecarConfig, warnings: string
     );
   // Per-job identities: the sidecar's user name is its task's client id (it derives it itself).
   if (cfg.perJobCredentials)
-    env.push({ name: 'OPTIMUS_BROKER_PASSWORD_FILE', value: `${CREDENTIALS_DIR}/password` });
+    env.push(
+      { name: 'OPTIMUS_BROKER_PASSWORD_FILE', value: `${CREDENTIALS_DIR}/password` },
+      ...(credentialsMayNeverCome(pod, cfg)
+        ? [{ name: 'OPTIMUS_BROKER_PASSWORD_OPTIONAL', value: 'true' }]
+        : []),
+    );
   else if (cfg.credentialsSecret)
     env.push(
       {
@@ -205,7 +211,12 @@ function trainingContainer(c: V1Container, pod: V1Pod, plan: Plan, warnings: str
     volumeMounts: mounts,
     env: setEnv(c.env ?? [], { OPTIMUS_LOG_PATH: plan.logPath, OPTIMUS_DONE_FILE: doneFileIn(plan.logDir) }),
   };
-  if (pod.metadata?.annotations?.[ANNOTATION_CAPTURE_OUTPUT] === 'false' || isTeeWrapped(c)) return withEnv;
+  const capture = pod.metadata?.annotations?.[ANNOTATION_CAPTURE_OUTPUT];
+  if (capture !== undefined && !BOOLEAN_VALUES.includes(capture))
+    warnings.push(
+      `optimus: ${ANNOTATION_CAPTURE_OUTPUT} "${capture}" is not one of "true", "false"; capturing the output (the default)`,
+    );
+  if (capture === 'false' || isTeeWrapped(c)) return withEnv;
   const wrapped = wrapWithTee(withEnv);
   if (wrapped) return wrapped;
   warnings.push(
@@ -218,19 +229,28 @@ function trainingContainer(c: V1Container, pod: V1Pod, plan: Plan, warnings: str
 function plan(pod: V1Pod, namespace: string): Plan | { kind: 'malformed' | 'unidentified'; warning: string } {
   const labels = pod.metadata?.labels ?? {};
   const annotations = pod.metadata?.annotations ?? {};
-  const id = identify(labels, annotations);
+  const id = identify(labels, annotations, {
+    name: pod.metadata?.name,
+    generateName: pod.metadata?.generateName,
+    ownerReferences: pod.metadata?.ownerReferences,
+  });
   if (!id.ok) return { kind: 'unidentified', warning: `optimus: sidecar not injected: ${id.reason}` };
   const log = logPathOf(annotations);
   if (!log.ok) return { kind: 'malformed', warning: `optimus: sidecar not injected: ${log.why}` };
   const containers = pod.spec?.containers ?? [];
-  const main = trainingContainerIndex(containers, annotations);
-  if (main < 0)
-    return {
-      kind: 'malformed',
-      warning: 'optimus: sidecar not injected: no container has the name its annotation names',
-    };
+  const chosen = chooseTrainingContainer(containers, annotations);
+  if (!chosen.ok) return { kind: 'malformed', warning: `optimus: sidecar not injected: ${chosen.why}` };
+  const main = chosen.index;
   const logDir = posix.dirname(log.path);
   const own = containers[main]?.volumeMounts?.find((m) => m.mountPath === logDir)?.name;
+  const hidden = own === undefined ? hidesImageFiles(logDir, containers[main]?.workingDir) : null;
+  if (hidden)
+    return {
+      kind: 'malformed',
+      warning:
+        `optimus: sidecar not injected: ${ANNOTATION_LOG_PATH} "${log.path}" would mount an emptyDir over ${hidden}, ` +
+        `hiding the image's files there; use a directory of its own, e.g. ${LOG_PATH} or ${posix.join(logDir, 'optimus', posix.basename(log.path))}`,
+    };
   return {
     identity: id.identity,
     namespace,
@@ -247,6 +267,12 @@ function plan(pod: V1Pod, namespace: string): Plan | { kind: 'malformed' | 'unid
  * namespace (a pod being created often has none in its metadata).
  */
 export function mutate(pod: V1Pod, namespace: string, cfg: SidecarConfig): MutateOutcome {
+  const inject = pod.metadata?.annotations?.[ANNOTATION_INJECT];
+  if (inject !== undefined && !BOOLEAN_VALUES.includes(inject))
+    return {
+      kind: 'malformed',
+      warning: `optimus: ${ANNOTATION_INJECT} "${inject}" is not one of "true", "false"; nothing injected (set "true" to inject the sidecar)`,
+    };
   if (!wantsInjection(pod)) return { kind: 'not-requested' };
   if ((SYSTEM_NAMESPACES as readonly string[]).includes(namespace))
     return { kind: 'excluded', warning: `optimus: never injects into the system namespace ${namespace}` };
@@ -263,7 +289,12 @@ export function mutate(pod: V1Pod, namespace: string, cfg: SidecarConfig): Mutat
   if (secretName && !volumes.some((v) => v.name === CREDENTIALS_VOLUME))
     volumes.push({
       name: CREDENTIALS_VOLUME,
-      secret: { secretName, items: [{ key: 'password', path: 'password' }] },
+      secret: {
+        secretName,
+        items: [{ key: 'password', path: 'password' }],
+        // Only an OptimusJob's Secret is sure to come (ADR 0038): any other pod must not wait on it.
+        ...(credentialsMayNeverCome(pod, cfg) ? { optional: true } : {}),
+      },
     });
   const sidecar = sidecarContainer(pod, p, cfg, warnings);
   const containers = spec.containers.map((c, i) =>

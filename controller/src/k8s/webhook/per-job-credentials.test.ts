@@ -8,6 +8,7 @@ const pod: V1Pod = {
     name: 'resnet-worker-1',
     labels: { [LABEL_JOB]: 'resnet', [LABEL_ROLE]: 'worker', [LABEL_INDEX]: '1' },
     annotations: { [ANNOTATION_INJECT]: 'true' },
+    ownerReferences: [{ apiVersion: 'optimus.dev/v1alpha2', kind: 'OptimusJob', name: 'resnet', uid: 'u' }],
   },
   spec: { containers: [{ name: 'train', image: 'mxnet' }] },
 };
@@ -32,5 +33,29 @@ describe('per-job broker credentials (ADR 0013)', () => {
     const env = new Map((sidecar?.env ?? []).map((e) => [e.name, e]));
     expect(env.has('OPTIMUS_BROKER_USERNAME')).toBe(false); // the sidecar uses optimus.ml.resnet.worker.1
     expect(env.get('OPTIMUS_BROKER_PASSWORD_FILE')?.value).toMatch(/\/password$/);
+    expect(env.has('OPTIMUS_BROKER_PASSWORD_OPTIONAL')).toBe(false);
+  });
+
+  it.each([
+    ['an annotation-only pod (no owner)', undefined],
+    ['a batch Job pod', [{ apiVersion: 'batch/v1', kind: 'Job', name: 'resnet', uid: 'u' }]],
+    ['a Kubeflow pod', [{ apiVersion: 'kubeflow.org/v1', kind: 'PyTorchJob', name: 'resnet', uid: 'u' }]],
+  ])('never lets %s wait on a Secret only OptimusJobs get (ADR 0038)', (_what, ownerReferences) => {
+    const { ownerReferences: _optimusJob, ...meta } = pod.metadata ?? {};
+    const p: V1Pod = { ...pod, metadata: ownerReferences ? { ...meta, ownerReferences } : meta };
+    const out = mutate(p, 'ml', {
+      image: 's',
+      resources: {},
+      brokerUrl: 'mqtt://b:1883',
+      perJobCredentials: true,
+      native: true,
+    });
+    if (out.kind !== 'injected') throw new Error(out.kind);
+    expect(out.pod.spec?.volumes?.find((v) => v.secret)?.secret).toMatchObject({
+      secretName: 'resnet-optimus-broker',
+      optional: true,
+    });
+    const env = new Map((out.pod.spec?.initContainers?.[0]?.env ?? []).map((e) => [e.name, e.value]));
+    expect(env.get('OPTIMUS_BROKER_PASSWORD_OPTIONAL')).toBe('true');
   });
 });

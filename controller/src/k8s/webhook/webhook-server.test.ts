@@ -90,9 +90,13 @@ describe('webhook counts', () => {
     registerWebhookMetrics(registry, () => server.stats);
     const before = { ...server.stats };
     const fixture = JSON.parse(readFileSync(new URL('fixtures/opt-in.json', import.meta.url), 'utf8')) as {
-      request: { object: { metadata: { labels: Record<string, string> } } };
+      request: {
+        object: { metadata: { labels: Record<string, string>; name?: string; ownerReferences?: unknown } };
+      };
     };
     delete fixture.request.object.metadata.labels['optimus.dev/job'];
+    delete fixture.request.object.metadata.name; // nor a name or owner to take one from (ADR 0038)
+    delete fixture.request.object.metadata.ownerReferences;
     await post('/mutate', JSON.stringify(fixture));
     await post('/mutate', 'not json');
     expect(server.stats.unidentified).toBe(before.unidentified + 1);
