@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { intervalSchema, jobPlanSchema, placementEntrySchema } from '../../../shared/src/schemas';
 import { JOB_PHASES } from './job-record';
+import { JOB_STATES } from './job-state';
 
 const count = z.number().int().min(0);
 const shapeSchema = z.object({ ps: count, workers: count });
@@ -42,6 +43,9 @@ export const jobViewSchema = z
     name: z.string(),
     mode: z.enum(['sync', 'async']),
     phase: z.enum(JOB_PHASES),
+    state: z
+      .enum(JOB_STATES)
+      .describe('the phase as observed: `resizing` while a rollout changes its shape (tasks restarting)'),
     reason: z.string().nullable().describe('why the job waits, when it does'),
     shape: shapeSchema.nullable().describe('what runs now; null when nothing of the job runs'),
     placement: z.array(placementEntrySchema),

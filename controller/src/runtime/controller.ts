@@ -16,9 +16,9 @@ import { neverFits } from './fit-check';
 import type { Ingest } from './ingest';
 import { jobReport, jobView, newEntry, type JobEntry, type ObservedRecord } from './job-entry';
 import { newJobRecord, normalizeRecord, type DegradedStage, type JobRecord } from './job-record';
-import { degradedCounts, phaseCounts, whatIf } from './job-queries';
+import { degradedCounts, stateCounts, whatIf } from './job-queries';
 import { jobIdOf, type JobSpec } from './job-spec';
-import { registerJobMetrics } from './job-metrics';
+import { registerJobMetrics, type AdmissionWaits } from './job-metrics';
 import { createMetrics, type RuntimeMetrics } from './metrics';
 import { JobObservations } from './observations';
 import { PlanPublisher } from './plan-publisher';
@@ -59,19 +59,21 @@ export class Controller {
   private roundNo = 0;
   private stopped = false;
   private readonly telemetry: TelemetrySink;
+  private readonly admissionWaits: AdmissionWaits;
   ready = false;
 
   constructor(private readonly o: ControllerOptions) {
     this.metrics = createMetrics({
-      phases: () => phaseCounts(this.entries.values()),
+      states: () => stateCounts(this.entries.values(), this.inFlight),
       degraded: () => degradedCounts(this.entries.values()),
       inFlight: () => this.dispatcher?.inFlight ?? 0,
     });
-    registerJobMetrics(
-      this.metrics.registry,
-      () => this.entries.values(),
-      () => this.clockValue,
-    );
+    this.admissionWaits = registerJobMetrics(this.metrics.registry, {
+      entries: () => this.entries.values(),
+      clock: () => this.clockValue,
+      inFlight: this.inFlight,
+      target: (id) => this.dispatcher?.assumed(id)?.target ?? null,
+    });
     // A policy that never reads the speed model does not make a job pay for seeding one.
     this.preRun = {
       ...PRE_RUN_DEFAULTS,
@@ -107,6 +109,9 @@ export class Controller {
     return this.clockValue;
   }
 
+  /** A rollout of the job is in flight: what makes it `resizing` (runtime/job-state.ts). */
+  private readonly inFlight = (id: string): boolean => this.dispatcher?.busy(id) ?? false;
+
   /**
    * Loads the store and starts the rounds. Nothing the store says about what runs is trusted: the
    * first round starts from what the backend observes.
@@ -120,6 +125,7 @@ export class Controller {
       this.entries.set(jobIdOf(rec.spec), newEntry(rec, new JobObservations(rec.spec)));
     }
     for (const e of this.entries.values()) await this.o.backend.admit(e.rec.spec);
+    this.admissionWaits.seed(this.entries.values());
     const stale = this.telemetry.replay(records, this.ingest);
     const timers = this.o.timers ?? realTimers;
     const clock = this.clock;
@@ -184,7 +190,7 @@ export class Controller {
     this.requestRound('pre-run');
     // Durable before it is acknowledged: a crash right after the answer still knows the job.
     await this.save();
-    return jobView(entry, this.clock);
+    return jobView(entry, this.clock, this.inFlight(id));
   }
 
   async remove(id: string): Promise<void> {
@@ -212,11 +218,11 @@ export class Controller {
   }
 
   list(): Record<string, unknown>[] {
-    return [...this.entries.values()].map((e) => jobView(e, this.clock));
+    return [...this.entries].map(([id, e]) => jobView(e, this.clock, this.inFlight(id)));
   }
 
   get(id: string): Record<string, unknown> {
-    return jobView(this.entryOf(id), this.clock);
+    return jobView(this.entryOf(id), this.clock, this.inFlight(id));
   }
 
   /** Predicted remaining job seconds of `id` at a shape. */
@@ -337,6 +343,7 @@ export class Controller {
     // Not awaited: a QoS 1 publish waits for the broker's ack, and a broker outage must not stop
     // scheduling. Only plans that changed are sent (a finished job's plan is sent once).
     for (const e of this.entries.values()) this.plans.publish(e, this.clock);
+    this.admissionWaits.observe(this.entries.values(), this.clock);
     this.reportJobs();
     await this.save();
     if (outcome.needsFullRound || outcome.ended.length > 0) this.requestRound('full');

@@ -5,6 +5,7 @@ import type { CurrentJob } from './core';
 import { roundSec, type Clock } from './clock';
 import type { JobRecord } from './job-record';
 import { shapeHistory } from './job-record';
+import { jobState, type JobState } from './job-state';
 import type { JobObservations } from './observations';
 import { remainingTime, type JobModels } from './refit';
 
@@ -110,25 +111,15 @@ export function planMessage(e: JobEntry, clock: Clock): JobPlan {
   };
 }
 
-function planState(e: JobEntry): JobPlan['state'] {
-  switch (e.rec.phase) {
-    case 'pending':
-      return 'pending';
-    case 'pre-run':
-      return 'pre-run';
-    case 'waiting':
-      return 'waiting';
-    case 'done':
-      return 'done';
-    case 'failed':
-      return 'failed';
-    case 'running':
-      return e.current ? 'running' : 'resizing';
-  }
-}
+/** The job's {@link jobState}, given whether a rollout of it is in flight. */
+export const entryState = (e: JobEntry, rolloutInFlight: boolean): JobState =>
+  jobState(e.rec.phase, { holds: e.current !== null, rolloutInFlight });
 
-/** The API's view of one job. */
-export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
+/** The retained plan says what was last observed (it is published when that changes). */
+const planState = (e: JobEntry): JobPlan['state'] => entryState(e, false);
+
+/** The API's view of one job; `rolloutInFlight` makes a job mid-rollout `resizing`. */
+export function jobView(e: JobEntry, clock: Clock, rolloutInFlight = false): Record<string, unknown> {
   const { rec, obs } = e;
   return {
     id: `${rec.spec.namespace}/${rec.spec.name}`,
@@ -136,6 +127,7 @@ export function jobView(e: JobEntry, clock: Clock): Record<string, unknown> {
     name: rec.spec.name,
     mode: rec.spec.mode,
     phase: rec.phase,
+    state: entryState(e, rolloutInFlight),
     reason: rec.reason,
     shape: e.current?.shape ?? null,
     placement: e.current?.placement ?? [],

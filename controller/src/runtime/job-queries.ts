@@ -4,8 +4,8 @@
  */
 import type { Core } from './core';
 import { outsideLimits } from './fit-check';
-import type { JobEntry } from './job-entry';
-import { JOB_PHASES, type JobPhase } from './job-record';
+import { entryState, type JobEntry } from './job-entry';
+import { JOB_STATES, type JobState } from './job-state';
 import { remainingTime, refitJob } from './refit';
 
 /** Predicted remaining job seconds of a job at a shape (its current models, or a fit made now). */
@@ -30,10 +30,13 @@ export function whatIf(
   };
 }
 
-/** Jobs per phase (every phase present, zeros included). */
-export function phaseCounts(entries: Iterable<JobEntry>): Record<JobPhase, number> {
-  const counts = Object.fromEntries(JOB_PHASES.map((p) => [p, 0])) as Record<JobPhase, number>;
-  for (const e of entries) counts[e.rec.phase] += 1;
+/** Jobs per state (every state present, zeros included); `inFlight` says which jobs are mid-rollout. */
+export function stateCounts(
+  entries: Iterable<JobEntry>,
+  inFlight: (id: string) => boolean,
+): Record<JobState, number> {
+  const counts = Object.fromEntries(JOB_STATES.map((p) => [p, 0])) as Record<JobState, number>;
+  for (const e of entries) counts[entryState(e, inFlight(`${e.rec.spec.namespace}/${e.rec.spec.name}`))] += 1;
   return counts;
 }
 
