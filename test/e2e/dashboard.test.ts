@@ -119,7 +119,7 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard in a 
       );
       const want = o.jobs.map((j) => ({
         id: j.id,
-        state: j.phase,
+        state: j.state,
         shape: j.shape ? shapeText(j.shape) : '—',
         restarts: String(j.restarts),
         queue:
@@ -127,7 +127,7 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard in a 
             ? '—'
             : expect.stringMatching(new RegExp(`^${j.queuePosition}(st|nd|rd|th) in queue$`)),
         waiting: j.waiting ?? '',
-        progress: j.progress === null ? '—' : `${Math.floor(j.progress * 100)} %`,
+        progress: j.progress === null ? '—' : `${Math.floor(j.progress * 100)}\u00a0%`,
       }));
       try {
         expect(rows).toEqual(want);
