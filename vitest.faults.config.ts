@@ -12,6 +12,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     fileParallelism: false,
-    globalSetup: ['test/global-setup.ts'],
+    globalSetup: ['test/faults/global-setup.ts'],
   },
 });

@@ -14,6 +14,7 @@ import {
   taskClientId,
 } from '../../shared/src/topics';
 import { ConfigError, type SidecarConfig } from './config';
+import { ConfirmWait } from './delivery/confirm-wait';
 import { Courier } from './delivery/courier';
 import { Outbox } from './delivery/outbox';
 import { freshSeq, type SidecarState, StateStore } from './delivery/state-store';
@@ -71,6 +72,8 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
   const saveSoon = (): void => {
     saveTimer ??= setTimeout(saveNow, 1000);
   };
+  // At the end of training: how long the controller still gets to confirm (ADR 0029).
+  const confirmWait = new ConfirmWait(cfg.confirmWaitMs, Date.now);
   const courier = new Courier({
     topic: metricsTopic(cfg.task),
     window: cfg.window,
@@ -78,8 +81,10 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
     maxBatch: cfg.batchRecords,
     resendAfterMs: cfg.resendAfterMs,
     reservedPacketId: SUBSCRIBE_PACKET_ID,
+    numberedThrough: state.nextSeq - 1,
     now: Date.now,
     onStoredThrough: (seq) => {
+      confirmWait.restart(); // the controller lives and stores: it gets the whole wait again
       state.ackedSeq = Math.max(state.ackedSeq, seq);
       outbox.compact(courier.pendingEntries(), saveNow);
       saveSoon();
@@ -113,7 +118,7 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
       // A new session (perhaps a restarted broker that lost what it acknowledged): the unconfirmed
       // records go again, and the wait for the controller's confirmation starts over from their
       // new acknowledgements, not from the old session's.
-      confirmDeadline = null;
+      confirmWait.reset();
       void courier.sendControl(statusTopic(cfg.task), statusPayload('online'));
       courier.onConnect(receiveMaximum);
       checkDone();
@@ -182,30 +187,51 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
 
   const watermark = (payload: Buffer): void => {
     const w = parseWatermark(payload);
-    if (w !== null) courier.onStored(w.from, w.through);
+    if (w === null || courier.onStored(w.from, w.through) === 'accepted') return;
+    // Only the controller can have stored what this process sent (ADR 0029): anything else is
+    // forged, or from a controller confused about this task. Logged at the first and every 100th.
+    const n = courier.refusedWatermarks;
+    if (n === 1 || n % 100 === 0)
+      log.warn('refused a watermark beyond the records this sidecar sent; the outbox keeps them', {
+        from: w.from,
+        through: w.through,
+        refused: n,
+      });
   };
   let controllerTs: number | null = null;
   const controllerStatus = (payload: Buffer): void => {
     const st = parseControllerStatus(payload);
     if (st === null) return;
-    // A controller that came (back) online under a new status: it gets everything unconfirmed again.
-    const changed = st.online && controllerTs !== null && st.ts !== controllerTs;
+    // A controller online under a status not seen before (the first one too: a restarted broker may
+    // have had no subscription of the controller when it acknowledged our records) gets everything
+    // unconfirmed again, and the whole confirmation wait (ADR 0029).
+    const fresh = st.online && st.ts !== controllerTs;
     if (st.online) controllerTs = st.ts;
-    courier.onControllerStatus(st.online, changed);
+    courier.onControllerStatus(st.online, fresh);
+    if (fresh) {
+      confirmWait.restart();
+      if (finishedReading) checkDone();
+    }
   };
 
   // Once reading is over and the controller has confirmed everything (or, at the latest, the broker has
-  // it and OPTIMUS_CONFIRM_WAIT_SEC passed): retained `done`, a clean DISCONNECT (no Last Will), exit 0.
+  // it and the controller had OPTIMUS_CONFIRM_WAIT_SEC since its last chance to confirm, ADR 0029):
+  // retained `done`, a clean DISCONNECT (no Last Will), exit 0.
   let finishing = false;
-  let confirmDeadline: number | null = null;
+  let confirmTimer: NodeJS.Timeout | null = null;
   function checkDone(): void {
     if (!finishedReading || finishing || !conn.isConnected) return;
     if (courier.pendingCount > 0) {
       if (courier.unacknowledgedCount > 0) return;
-      const now = Date.now();
-      if (confirmDeadline === null) setTimeout(checkDone, cfg.confirmWaitMs + 5).unref();
-      const deadline = (confirmDeadline ??= now + cfg.confirmWaitMs);
-      if (now < deadline) return;
+      const left = confirmWait.left();
+      if (left > 0) {
+        // One timer at a time; a wait that started over finds it early and arms the next.
+        confirmTimer ??= setTimeout(() => {
+          confirmTimer = null;
+          checkDone();
+        }, left + 5).unref();
+        return;
+      }
       log.warn(
         'the controller has not confirmed every record; the broker holds them, the outbox keeps them',
         {
@@ -221,7 +247,7 @@ export async function runSidecar(cfg: SidecarConfig, log: Logger): Promise<numbe
       input.stop();
       courier.stop();
       await conn.stop(true);
-      log.info('done', { ...pipeline.counters });
+      log.info('done', { ...pipeline.counters, refusedWatermarks: courier.refusedWatermarks });
       resolveExit(0);
     });
   }

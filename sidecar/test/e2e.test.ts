@@ -139,6 +139,26 @@ describe.each(brokers)('sidecar end to end via $label', ({ make }) => {
     expect(Date.now() - resentAt).toBeGreaterThanOrEqual(1500);
   });
 
+  it('a controller that comes online after the training ended gets everything again, and the whole wait (ADR 0029)', async () => {
+    // The sidecar's records reach a broker on which no controller listens yet (one restarted without
+    // its state: the controller has not subscribed again), and the broker acknowledges them. The
+    // controller then comes online — the first status this sidecar ever sees — with a disk slow
+    // enough that its confirmation lands after the wait counted from those acknowledgements.
+    const log = await setup();
+    await sub.close();
+    const run = start(log, { 'confirm-wait-sec': '2' });
+    const batches = append(log, 0, 20);
+    fs.writeFileSync(`${log}.done`, '');
+    await sleep(1500); // sent and acknowledged by the broker: nobody received them
+    sub = await subscribe(broker.url, `optimus/v1/ml/${job}/#`, broker.version, {
+      announce: true,
+      durableDelayMs: 1000,
+    });
+    expect(await run.exited).toBe(0);
+    expectExactlyOnceBySeq(sub.records, batches);
+    expect(run.stderr()).not.toContain('has not confirmed');
+  });
+
   it('loses nothing across an outage while lines stream in', async () => {
     const log = await setup();
     // A short reconnect backoff keeps the test's timing independent of how long the outage lasted.

@@ -196,6 +196,16 @@ describe('RBAC', () => {
     'broker.external.sidecarCredentialsSecret=optimus-broker-sidecar',
   ];
 
+  /** The ClusterRole bound cluster-wide (by the ClusterRoleBinding). */
+  const boundClusterRole = (objs: readonly K8sObject[]): Rule[] => {
+    const crb = findObject(objs, 'ClusterRoleBinding');
+    const name = (crb['roleRef'] as { name: string }).name;
+    return objs.find((o) => o.kind === 'ClusterRole' && o.metadata.name === name)!['rules'] as Rule[];
+  };
+  /** RoleBindings of the `-jobs` ClusterRole: the namespaces where the controller may write. */
+  const jobsRoleBindings = (objs: readonly K8sObject[]): K8sObject[] =>
+    objs.filter((o) => o.kind === 'RoleBinding' && (o['roleRef'] as { name: string }).name.endsWith('-jobs'));
+
   it('grants exactly the rules of files/rbac-rules.yaml (the list the controller code uses)', () => {
     // The bundled broker: each job's own Secret (perJobCredentials), no shared one.
     const sets = rbacRuleSets();
@@ -205,10 +215,16 @@ describe('RBAC', () => {
         .map(key)
         .sort(),
     );
-    // Without watchNamespaces the writes are cluster-wide; the Role holds only the home rules.
-    expect(rulesOf(base, 'ClusterRole').map(key).sort()).toEqual(
-      [...noSecrets([...sets.cluster, ...sets.jobNamespaces]), ...sets.perJobCredentials].map(key).sort(),
-    );
+    // By default the writes sit in the `-jobs` ClusterRole, bound in no namespace until one is enabled:
+    // the cluster-wide binding holds reads, and an OptimusJob's status and Events, nothing else.
+    const bound = boundClusterRole(base);
+    expect(bound.map(key).sort()).toEqual(noSecrets(sets.cluster).map(key).sort());
+    for (const r of bound)
+      expect(
+        r.resources.includes('secrets') ||
+          r.verbs.some((v) => ['create', 'delete', 'update'].includes(v) && r.resources.includes('pods')),
+      ).toBe(false);
+    expect(jobsRoleBindings(base)).toEqual([]);
   });
 
   it('with an external broker, grants the shared sidecar Secret by name instead of per-job Secrets', async () => {
@@ -222,32 +238,66 @@ describe('RBAC', () => {
     );
   });
 
-  it('with watchNamespaces, writes only where jobs run: a Role per namespace, read-only cluster-wide', async () => {
-    const objs = await renderChart({ set: ['watchNamespaces={ml,research}', ...external] });
+  it('with watchNamespaces, writes only where jobs run: the jobs role bound in each, reads cluster-wide', async () => {
+    const objs = await renderChart({
+      set: ['watchNamespaces={ml,research}', 'jobNamespaceSelector=null', ...external],
+    });
     const sets = rbacRuleSets();
-    const cluster = rulesOf(objs, 'ClusterRole');
-    expect(cluster.map(key).sort()).toEqual(filled(sets.cluster).map(key).sort());
-    for (const r of cluster) expect(r.verbs.every((v) => ['get', 'list', 'watch'].includes(v))).toBe(true);
-    const roles = objs.filter((o) => o.kind === 'Role');
-    expect(roles.map((r) => r.metadata.namespace).sort()).toEqual([NAMESPACE, 'ml', 'research'].sort());
-    for (const ns of ['ml', 'research']) {
-      const role = roles.find((r) => r.metadata.namespace === ns)!;
-      expect((role['rules'] as Rule[]).map(key).sort()).toEqual(filled(sets.jobNamespaces).map(key).sort());
-      const binding = objs.find((o) => o.kind === 'RoleBinding' && o.metadata.namespace === ns)!;
-      expect(binding['roleRef']).toMatchObject({ kind: 'Role', name: role.metadata.name });
-    }
-    expect(envMap(controllerContainer(objs)).get('OPTIMUS_WATCH_NAMESPACES')?.value).toBe('ml,research');
+    const cluster = boundClusterRole(objs);
+    expect(cluster.map(key).sort()).toEqual(
+      filled(sets.cluster.filter((r) => !r.selectorOnly))
+        .map(key)
+        .sort(),
+    );
+    for (const r of cluster)
+      expect(
+        r.verbs.every((v) => ['get', 'list', 'watch'].includes(v)) ||
+          ['optimusjobs/status', 'events'].includes(r.resources[0]!),
+      ).toBe(true);
+    const bindings = jobsRoleBindings(objs);
+    expect(bindings.map((b) => b.metadata.namespace).sort()).toEqual(['ml', 'research']);
+    const jobsRole = objs.find((o) => o.kind === 'ClusterRole' && o.metadata.name.endsWith('-jobs'))!;
+    expect((jobsRole['rules'] as Rule[]).map(key).sort()).toEqual(filled(sets.jobNamespaces).map(key).sort());
+    for (const b of bindings)
+      expect(b['roleRef']).toMatchObject({ kind: 'ClusterRole', name: jobsRole.metadata.name });
+    const env = envMap(controllerContainer(objs));
+    expect(env.get('OPTIMUS_WATCH_NAMESPACES')?.value).toBe('ml,research');
+    expect(env.has('OPTIMUS_NAMESPACE_SELECTOR')).toBe(false);
     // The Secret rules name the one credentials Secret: no write to any other Secret.
-    for (const r of [...cluster, ...roles.flatMap((x) => x['rules'] as Rule[])])
+    for (const r of [...cluster, ...(jobsRole['rules'] as Rule[])])
       if (r.resources.includes('secrets') && !r.verbs.every((v) => v === 'create'))
         expect(r.resourceNames).toEqual(['optimus-broker-sidecar']);
-    // The bundled broker: the per-job Secret rules land in each watched namespace's Role only.
+    // The bundled broker: the per-job Secret rules land in the jobs role only, never cluster-wide.
     const bundled = await renderChart({ set: ['watchNamespaces={ml}'] });
-    const mlRole = bundled.find((o) => o.kind === 'Role' && o.metadata.namespace === 'ml')!;
-    expect((mlRole['rules'] as Rule[]).map(key).sort()).toEqual(
+    const bundledJobs = bundled.find((o) => o.kind === 'ClusterRole' && o.metadata.name.endsWith('-jobs'))!;
+    expect((bundledJobs['rules'] as Rule[]).map(key).sort()).toEqual(
       [...noSecrets(sets.jobNamespaces), ...sets.perJobCredentials].map(key).sort(),
     );
-    expect(rulesOf(bundled, 'ClusterRole').some((r) => r.resources.includes('secrets'))).toBe(false);
+    expect(boundClusterRole(bundled).some((r) => r.resources.includes('secrets'))).toBe(false);
+  });
+
+  it('runs jobs where namespaces carry the selector’s labels (the default: optimus.dev/jobs=enabled)', () => {
+    const env = envMap(controllerContainer(base));
+    expect(env.get('OPTIMUS_NAMESPACE_SELECTOR')?.value).toBe('optimus.dev/jobs=enabled');
+    expect(env.has('OPTIMUS_WATCH_NAMESPACES')).toBe(false);
+    expect(boundClusterRole(base).some((r) => r.resources.includes('namespaces'))).toBe(true);
+  });
+
+  it('grants the writes cluster-wide only with clusterWideJobs', async () => {
+    const objs = await renderChart({ set: ['clusterWideJobs=true'] });
+    const sets = rbacRuleSets();
+    expect(boundClusterRole(objs).map(key).sort()).toEqual(
+      [...noSecrets([...sets.cluster, ...sets.jobNamespaces]), ...sets.perJobCredentials].map(key).sort(),
+    );
+    expect(objs.some((o) => o.kind === 'ClusterRole' && o.metadata.name.endsWith('-jobs'))).toBe(false);
+    const env = envMap(controllerContainer(objs));
+    expect(env.has('OPTIMUS_NAMESPACE_SELECTOR') || env.has('OPTIMUS_WATCH_NAMESPACES')).toBe(false);
+  });
+
+  it('refuses values under which jobs would run nowhere', async () => {
+    await expect(renderChart({ set: ['jobNamespaceSelector=null'] })).rejects.toThrow(
+      /jobs would run nowhere/,
+    );
   });
 
   it('keeps leases in the release namespace and nodes read-only, with no wildcards', () => {

@@ -12,6 +12,8 @@ import { Pod } from 'kubernetes-models/v1/Pod';
 import { parseSpec } from '../../controller/src/k8s/api/optimus-job';
 import type { OptimusJob } from '../../controller/src/k8s/api/optimus-job';
 import { buildJobPods } from '../../controller/src/k8s/rollout/pod-builder';
+import { toJobSpecInput } from '../../controller/src/k8s/runtime-backend';
+import { parseJobSpec } from '../../controller/src/runtime/job-spec';
 import { CHART_DIR, REPO_ROOT, ensureHelm, runHelm } from './helm';
 import { checkOpenApi, type OpenApiSchema } from './openapi-check';
 import { findObject, parseManifests, renderChart, type K8sObject } from './render';
@@ -91,6 +93,44 @@ describe.each(EXAMPLES)('example %s', (file) => {
     });
     expect(pods).toHaveLength(5);
     for (const p of pods) expect(() => new Pod(p as never).validate()).not.toThrow();
+  });
+});
+
+describe('the TF 2.x ParameterServerStrategy example', () => {
+  it('reaches the runtime as a job whose progress comes from its coordinator, which gets the sidecar', () => {
+    const job = exampleJob('optimusjob-tf2-keras.yaml') as unknown as OptimusJob;
+    const parsed = parseSpec(job.spec);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const input = toJobSpecInput(
+      {
+        id: 'ml/mnist-ps',
+        job: { ...job, metadata: { ...job.metadata, namespace: 'ml' } },
+        valid: true,
+        spec: parsed.spec,
+      },
+      {},
+    );
+    const spec = parseJobSpec(input);
+    expect(spec.ok && spec.spec.progressFrom).toBe('coordinator');
+    const pods = buildJobPods({
+      job: { ...job, metadata: { ...job.metadata, namespace: 'ml', uid: 'u' } },
+      spec: parsed.spec,
+      shape: { ps: 1, workers: 2 },
+      placement: [
+        { role: 'ps', index: 0, server: 'a' },
+        { role: 'worker', index: 0, server: 'b' },
+        { role: 'worker', index: 1, server: 'c' },
+      ],
+    });
+    const chief = pods.find((p) => p.metadata?.labels?.['optimus.dev/role'] === 'scheduler');
+    expect(chief?.metadata?.annotations?.['optimus.dev/inject']).toBe('true');
+  });
+
+  it('is refused without a coordinator template', () => {
+    const spec = exampleJob('optimusjob-tf2-keras.yaml')['spec'] as { replicaSpecs: Record<string, unknown> };
+    const { Scheduler: _gone, ...rest } = spec.replicaSpecs;
+    const parsed = parseSpec({ ...spec, replicaSpecs: rest });
+    expect(parsed.ok ? '' : parsed.error).toMatch(/coordinator/);
   });
 });
 

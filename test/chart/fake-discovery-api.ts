@@ -14,6 +14,7 @@ import type { K8sObject } from './render';
 const RESOURCES: Record<string, [string, string, boolean][]> = {
   v1: [
     ['secrets', 'Secret', true],
+    ['namespaces', 'Namespace', false],
     ['configmaps', 'ConfigMap', true],
     ['services', 'Service', true],
     ['serviceaccounts', 'ServiceAccount', true],
@@ -22,6 +23,7 @@ const RESOURCES: Record<string, [string, string, boolean][]> = {
   ],
   'apps/v1': [['deployments', 'Deployment', true]],
   'policy/v1': [['poddisruptionbudgets', 'PodDisruptionBudget', true]],
+  'networking.k8s.io/v1': [['networkpolicies', 'NetworkPolicy', true]],
   'rbac.authorization.k8s.io/v1': [
     ['clusterroles', 'ClusterRole', false],
     ['clusterrolebindings', 'ClusterRoleBinding', false],
@@ -39,6 +41,8 @@ export interface FakeApi {
   readonly kubeconfig: string;
   /** Secrets served by GET, keyed `namespace/name`. */
   readonly secrets: Map<string, K8sObject>;
+  /** Namespaces served by LIST (`lookup "v1" "Namespace" "" ""`), by name. */
+  readonly namespaces: Map<string, K8sObject>;
   close(): Promise<void>;
 }
 
@@ -57,7 +61,13 @@ function resourceList(gv: string): unknown {
   };
 }
 
-function route(path: string, secrets: Map<string, K8sObject>): [number, unknown] {
+function route(
+  path: string,
+  secrets: Map<string, K8sObject>,
+  namespaces: Map<string, K8sObject>,
+): [number, unknown] {
+  if (path === '/api/v1/namespaces')
+    return [200, { kind: 'NamespaceList', apiVersion: 'v1', metadata: {}, items: [...namespaces.values()] }];
   if (path === '/version') return [200, { major: '1', minor: '31', gitVersion: 'v1.31.0' }];
   if (path === '/api')
     return [200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] }];
@@ -85,8 +95,9 @@ function route(path: string, secrets: Map<string, K8sObject>): [number, unknown]
 
 export async function startFakeApi(): Promise<FakeApi> {
   const secrets = new Map<string, K8sObject>();
+  const namespaces = new Map<string, K8sObject>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const [code, body] = route(new URL(req.url ?? '/', 'http://x').pathname, secrets);
+    const [code, body] = route(new URL(req.url ?? '/', 'http://x').pathname, secrets, namespaces);
     res.writeHead(code, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   });
@@ -110,6 +121,7 @@ export async function startFakeApi(): Promise<FakeApi> {
   return {
     kubeconfig,
     secrets,
+    namespaces,
     close: () =>
       new Promise<void>((r) =>
         server.close(() => {

@@ -42,6 +42,7 @@ describe('rendered objects are valid Kubernetes objects', () => {
       'CustomResourceDefinition',
       'Deployment',
       'MutatingWebhookConfiguration',
+      'NetworkPolicy',
       'PersistentVolumeClaim',
       'Pod',
       'PodDisruptionBudget',

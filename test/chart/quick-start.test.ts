@@ -70,6 +70,11 @@ describe.each(DOCS)('quick start of %s', (file, heading) => {
   it('creates the job namespace and the wrapper ConfigMap the example mounts before applying it', () => {
     const at = (re: RegExp) => commands.findIndex((c) => re.test(c));
     const ns = at(/^kubectl create namespace ml$/);
+    // Labelled before the install: the chart binds the controller's writes where the label is then.
+    const label = at(/^kubectl label namespace ml optimus\.dev\/jobs=enabled$/);
+    const install = at(/^helm install /);
+    expect(ns).toBeLessThan(label);
+    expect(label).toBeLessThan(install);
     const cm = at(/create configmap optimus-mxnet --from-file=/);
     const apply = at(/apply -f charts\/optimus\/examples\/optimusjob-resnet50\.yaml/);
     expect(ns).toBeGreaterThanOrEqual(0);

@@ -98,3 +98,44 @@ describe('upgrade keeps generated secrets (lookup)', () => {
     );
   });
 });
+
+describe('job namespaces chosen by label (lookup at install and upgrade)', () => {
+  const ns = (name: string, labels: Record<string, string> = {}): K8sObject =>
+    ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+
+  it('binds the controller’s writes in the labelled namespaces only, never its own, and the webhook follows', async () => {
+    api.secrets.clear();
+    api.namespaces.clear();
+    for (const n of [
+      ns('ml', { 'optimus.dev/jobs': 'enabled' }),
+      ns('research', { 'optimus.dev/jobs': 'enabled', team: 'r' }),
+      ns('payments'),
+      ns('staging', { 'optimus.dev/jobs': 'disabled' }),
+      ns(NAMESPACE, { 'optimus.dev/jobs': 'enabled' }),
+    ])
+      api.namespaces.set(n.metadata.name, n);
+    const objs = await renderAgainstCluster();
+    const bindings = objs.filter(
+      (o) => o.kind === 'RoleBinding' && (o['roleRef'] as { name: string }).name.endsWith('-jobs'),
+    );
+    expect(bindings.map((b) => b.metadata.namespace).sort()).toEqual(['ml', 'research']);
+    const hook = (
+      findObject(objs, 'MutatingWebhookConfiguration')['webhooks'] as {
+        namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
+      }[]
+    )[0]!;
+    const allowed = hook.namespaceSelector.matchExpressions.find((e) => e.operator === 'In');
+    expect(allowed?.values).toEqual(['ml', 'research']);
+    api.namespaces.clear();
+  });
+
+  it('with no namespace enabled yet, binds nothing and injects nowhere', async () => {
+    api.namespaces.clear();
+    const objs = await renderAgainstCluster();
+    expect(
+      objs.filter(
+        (o) => o.kind === 'RoleBinding' && (o['roleRef'] as { name: string }).name.endsWith('-jobs'),
+      ),
+    ).toEqual([]);
+  });
+});

@@ -9,6 +9,7 @@
 import { MutatingWebhookConfiguration } from 'kubernetes-models/admissionregistration.k8s.io/v1';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import {
   ClusterRole,
@@ -40,6 +41,7 @@ const MODELS: Record<string, ModelFactory> = {
   'v1/ServiceAccount': model(ServiceAccount),
   'apps/v1/Deployment': model(Deployment),
   'policy/v1/PodDisruptionBudget': model(PodDisruptionBudget),
+  'networking.k8s.io/v1/NetworkPolicy': model(NetworkPolicy),
   'rbac.authorization.k8s.io/v1/ClusterRole': model(ClusterRole),
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': model(ClusterRoleBinding),
   'rbac.authorization.k8s.io/v1/Role': model(Role),

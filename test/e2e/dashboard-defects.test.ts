@@ -41,6 +41,9 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard defec
     await fx?.stop();
   });
 
+  const withToken = (hash: string): string =>
+    hash === '' ? `#token=${fx.token}` : `${hash}&token=${fx.token}`;
+
   /** A page at `hash`, `width` px wide, once its data is drawn; responses ≥ 400 are collected. */
   async function open(hash: string, width = 1280): Promise<Page> {
     const page = await browser.newPage({ width, height: 900 });
@@ -48,7 +51,8 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard defec
     page.on('response', (r) => {
       if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
     });
-    await page.goto(`${fx.url}/dashboard/${hash}`);
+    // The token in the link's fragment, as the CLI prints it (ADR 0031); the page removes it.
+    await page.goto(`${fx.url}/dashboard/${withToken(hash)}`);
     await page.waitForSelector('main[data-refreshed]');
     return page;
   }
@@ -271,7 +275,7 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard defec
         '--window-size=1280,900',
         '--virtual-time-budget=5000',
         `--screenshot=${file}`,
-        `${fx.url}/dashboard/?live=0#/jobs`,
+        `${fx.url}/dashboard/?live=0${withToken('#/jobs')}`,
       ];
       const child = spawn(CHROMIUM, args, { stdio: 'ignore' });
       const code = await new Promise<number | string>((resolve) => {

@@ -6,6 +6,7 @@
  * are checked against the API's own schema, the rest of the stack (routes, sampler, history, the
  * browser bundle) is the shipped one, on a real socket.
  */
+import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { GiB } from '../../shared/src/units';
 import { startSampler, type Sampler } from '../../controller/src/dashboard/sampler';
@@ -27,6 +28,8 @@ const ELAPSED = 900;
 
 export interface Fixture {
   readonly url: string;
+  /** The API token (every route but the page's shell needs it, ADR 0031); the page reads it from `#token=`. */
+  readonly token: string;
   readonly events: EventHub;
   /** The jobs as the API shows them. */
   readonly views: readonly JobView[];
@@ -79,6 +82,8 @@ function view(name: string, o: Partial<JobView>): JobView {
     namespace: 'default',
     name,
     mode: 'sync',
+    demand,
+    limits: { minPs: 1, maxPs: 4, minWorkers: 1, maxWorkers: 8 },
     phase: 'running',
     state: 'running',
     reason: null,
@@ -310,10 +315,12 @@ export async function startFixture(): Promise<Fixture> {
     remove: async () => {},
     whatIf: (id: string, ps: number, workers: number) => source.whatIf(id, ps, workers),
   };
-  const app = createApp({ runtime, dashboard: { source, history: sampler.history } });
+  const token = randomBytes(16).toString('hex');
+  const app = createApp({ runtime, token, dashboard: { source, history: sampler.history } });
   const http: RunningServer = await listen(app, 0);
   return {
     url: http.url,
+    token,
     events,
     views,
     stop: async () => {

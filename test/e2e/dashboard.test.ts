@@ -39,7 +39,9 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard in a 
   const foreign: string[] = [];
   let loads = 0;
   const api = async <T>(path: string): Promise<T> =>
-    (await fetch(`${run.http.url}${path}`)).json() as Promise<T>;
+    (
+      await fetch(`${run.http.url}${path}`, { headers: { authorization: `Bearer ${run.apiToken}` } })
+    ).json() as Promise<T>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'optimus-dashboard-'));
@@ -72,7 +74,8 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard in a 
       if (!r.url().startsWith(run.http.url)) foreign.push(r.url());
     });
     page.on('load', () => (loads += 1));
-    await page.goto(`${run.http.url}/dashboard/`);
+    // The link the CLI prints: the token in the fragment, read once by the page (ADR 0031).
+    await page.goto(run.dashboardUrl);
   }, 240_000);
 
   afterAll(async () => {
@@ -184,7 +187,8 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard in a 
       expect(await f.getAttribute('aria-label')).toContain(job.id);
     await agrees('job facts and decisions = history API', async () => {
       const d = await api<JobDetail>(`/api/v1/jobs/${job.id}/history`);
-      const fact = await page.textContent('[data-fact="Predicted convergence"]');
+      // "Convergence" once the job has finished (it converged; nothing is predicted any more).
+      const fact = await page.textContent('[data-fact="Predicted convergence"], [data-fact="Convergence"]');
       const rows = await page.$$eval('[data-testid="decisions"] tbody tr', (trs) =>
         trs.map((t) => t.textContent),
       );
@@ -207,9 +211,37 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard in a 
     await screenshot('job');
   }, 60_000);
 
+  it('works with the run’s token, which stays out of the address bar, every URL and every Referer', async () => {
+    const tab = await browser.newPage();
+    const requested: { url: string; referer: string }[] = [];
+    tab.on('request', (r) => requested.push({ url: r.url(), referer: r.headers()['referer'] ?? '' }));
+    await tab.goto(run.dashboardUrl);
+    await tab.waitForSelector('tr[data-job]');
+    expect(tab.url()).not.toContain(run.apiToken);
+    expect(await tab.evaluate(() => location.href)).not.toContain('token=');
+    expect(requested.length).toBeGreaterThan(2);
+    expect(requested.filter((r) => r.url.includes(run.apiToken) || r.referer.includes(run.apiToken))).toEqual(
+      [],
+    );
+    // The live stream carries it too: events arrive.
+    await tab.waitForFunction(
+      () => Number(document.getElementById('main')?.getAttribute('data-events') ?? 0) > 0,
+    );
+    // A reload keeps working (sessionStorage), and without the token a page says how to get it.
+    await tab.reload();
+    await tab.waitForSelector('tr[data-job]');
+    await tab.close();
+    const bare = await browser.newPage();
+    await bare.goto(`${run.http.url}/dashboard/`);
+    await bare.waitForFunction(() =>
+      document.getElementById('main')?.getAttribute('data-error')?.includes('API token'),
+    );
+    await bare.close();
+  }, 60_000);
+
   it('fits a narrow window: the page does not scroll sideways, tables scroll within themselves', async () => {
     const narrow = await browser.newPage({ width: 420, height: 900 });
-    await narrow.goto(`${run.http.url}/dashboard/#/jobs`);
+    await narrow.goto(`${run.http.url}/dashboard/#/jobs&token=${run.apiToken}`);
     await narrow.waitForSelector('tr[data-job]');
     const overflow = await narrow.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(1);

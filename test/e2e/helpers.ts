@@ -8,9 +8,14 @@ import { PLAN_FILTER, parseTopic } from '../../shared/src/topics';
 export const REPO = new URL('../..', import.meta.url).pathname;
 
 /** Every retained `plan` message on the broker, keyed `namespace/job`. */
-export async function retainedPlans(url: string): Promise<Map<string, JobPlan>> {
+export async function retainedPlans(
+  url: string,
+  /** The embedded broker refuses anonymous clients: its read-only observer identity. */
+  observer: { username: string; password: string } | null,
+): Promise<Map<string, JobPlan>> {
   const client = await mqtt.connectAsync(url, {
-    clientId: `e2e-${Math.random().toString(16).slice(2)}`,
+    ...observer,
+    clientId: `optimus-observer-e2e-${Math.random().toString(16).slice(2)}`,
     reconnectPeriod: 0,
   });
   const out = new Map<string, JobPlan>();

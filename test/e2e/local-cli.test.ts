@@ -4,7 +4,7 @@
  * Every test checks that nothing of the run is left running afterwards.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +48,13 @@ async function apiOf(stderr: () => string): Promise<string> {
   return url;
 }
 
-const overview = async (api: string) => (await fetch(`${api}/api/v1/overview`)).json() as Promise<Overview>;
+/** The run's token is in its state directory (`api-token`, 0600), as the CLI and tools find it. */
+const overview = async (api: string, dir: string) =>
+  (
+    await fetch(`${api}/api/v1/overview`, {
+      headers: { authorization: `Bearer ${readFileSync(join(dir, 'api-token'), 'utf8').trim()}` },
+    })
+  ).json() as Promise<Overview>;
 
 describe('local mode command line', () => {
   it('a busy --port is one clear line, exit 1, and nothing left running', async () => {
@@ -69,15 +75,19 @@ describe('local mode command line', () => {
     }
   }, 60_000);
 
-  it.each([['70000'], ['abc'], ['-1']])('an invalid --port %s is one clear line and exit 1', async (port) => {
-    const dir = stateDir();
-    const r = start(['--port', port, '--state-dir', dir]);
-    expect(await r.exit).toBe(1);
-    const lines = r.stderr().trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/--port/);
-    expect(processesOf(dir)).toEqual([]);
-  });
+  it.each([['70000'], ['abc'], ['-1']])(
+    'an invalid --port %s is one clear line, the pointer to --help, and exit 1',
+    async (port) => {
+      const dir = stateDir();
+      const r = start(['--port', port, '--state-dir', dir]);
+      expect(await r.exit).toBe(1);
+      const lines = r.stderr().trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^optimus local: .*--port/);
+      expect(lines[1]).toBe("See 'optimus local --help'.");
+      expect(processesOf(dir)).toEqual([]);
+    },
+  );
 
   it('SIGHUP stops the run like Ctrl-C; output that is not a terminal gets one line per change', async () => {
     const dir = stateDir();
@@ -85,7 +95,7 @@ describe('local mode command line', () => {
     const api = await apiOf(r.stderr);
     await until(
       'a job running',
-      async () => (await overview(api)).jobs.some((j) => j.shape !== null),
+      async () => (await overview(api, dir)).jobs.some((j) => j.shape !== null),
       60_000,
     );
     r.child.kill('SIGHUP');
@@ -119,7 +129,7 @@ describe('local mode command line', () => {
     const api = await apiOf(() => err);
     await until(
       'a job running',
-      async () => (await overview(api)).jobs.some((j) => j.shape !== null),
+      async () => (await overview(api, dir)).jobs.some((j) => j.shape !== null),
       60_000,
     );
     expect(processesOf(dir, { exceptBroker: true }).length).toBeGreaterThan(2);
@@ -135,7 +145,7 @@ describe('local mode command line', () => {
     const api = await apiOf(r.stderr);
     await until(
       'a job running',
-      async () => (await overview(api)).jobs.some((j) => j.shape !== null),
+      async () => (await overview(api, dir)).jobs.some((j) => j.shape !== null),
       60_000,
     );
     r.child.kill('SIGKILL');
@@ -164,8 +174,12 @@ describe('local mode command line', () => {
     expect(r.stderr()).toContain(
       `optimus local: the run in ${dir} had finished (3 jobs); starting a new one`,
     );
-    await until('the new run submitted its jobs', async () => (await overview(api)).jobs.length >= 2, 30_000);
-    expect((await overview(api)).jobs.every((j) => j.phase !== 'done')).toBe(true);
+    await until(
+      'the new run submitted its jobs',
+      async () => (await overview(api, dir)).jobs.length >= 2,
+      30_000,
+    );
+    expect((await overview(api, dir)).jobs.every((j) => j.phase !== 'done')).toBe(true);
     r.child.kill('SIGINT');
     expect(await r.exit).toBe(0);
     await nothingLeft(dir);

@@ -20,6 +20,7 @@ describe('local mode end to end', () => {
   let summary: RunSummary;
   let midRunPlansMatched = false;
   const models = new Map<string, JobModels | null>();
+  const auth = () => ({ headers: { authorization: `Bearer ${run.apiToken}` } });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'optimus-e2e-'));
@@ -41,7 +42,7 @@ describe('local mode end to end', () => {
       60_000,
     );
     for (let i = 0; i < 10 && !midRunPlansMatched; i += 1) {
-      const plans = await retainedPlans(run.brokerUrl);
+      const plans = await retainedPlans(run.brokerUrl, run.brokerObserver);
       midRunPlansMatched = run.controller.list().every((j) => {
         const p = plans.get(String(j['id']));
         const shape = j['shape'] as { ps: number; workers: number } | null;
@@ -103,7 +104,7 @@ describe('local mode end to end', () => {
         .every((r) => plans.get(`${r.spec.namespace}/${r.spec.name}`)?.state === 'done');
     await until(
       'retained plans of the finished jobs',
-      async () => settled() || ((plans = await retainedPlans(run.brokerUrl)), settled()),
+      async () => settled() || ((plans = await retainedPlans(run.brokerUrl, run.brokerObserver)), settled()),
       10_000,
     ).catch(() => undefined); // the assertions below say what differs
     for (const r of run.controller.records()) {
@@ -117,9 +118,11 @@ describe('local mode end to end', () => {
   });
 
   it('serves the jobs and the metrics over HTTP', async () => {
-    const jobs = (await (await fetch(`${run.http.url}/api/v1/jobs`)).json()) as { jobs: { phase: string }[] };
+    const jobs = (await (await fetch(`${run.http.url}/api/v1/jobs`, auth())).json()) as {
+      jobs: { phase: string }[];
+    };
     expect(jobs.jobs.map((j) => j.phase)).toEqual(SMALL_WORKLOAD.map(() => 'done'));
-    const metrics = await (await fetch(`${run.http.url}/metrics`)).text();
+    const metrics = await (await fetch(`${run.http.url}/metrics`, auth())).text();
     expect(metrics).toContain(`optimus_messages_received_total ${summary.messages.received}`);
     expect(metrics).toContain('optimus_jobs{phase="done"} 3');
     const stored = readFileSync(join(dir, 'store', 'records.jsonl'), 'utf8')

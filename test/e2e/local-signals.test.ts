@@ -93,7 +93,10 @@ async function running(s: Started, dir: string): Promise<{ pid: number; api: str
   await until(
     'a job running with its sidecars',
     async () => {
-      const o = (await (await fetch(`${api}/api/v1/overview`)).json()) as Overview;
+      // The run's token is in its state directory (ADR 0031).
+      const token = readFileSync(join(dir, 'api-token'), 'utf8').trim();
+      const res = await fetch(`${api}/api/v1/overview`, { headers: { authorization: `Bearer ${token}` } });
+      const o = (await res.json()) as Overview;
       return o.jobs.some((j) => j.shape !== null && j.phase === 'running');
     },
     90_000,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killAll, sleep, until } from './harness/children';
-import { killLocalProcesses, startLocal, storedRecords } from './harness/local-mode';
+import { killLocalProcesses, observerAuth, startLocal, storedRecords, taskAuth } from './harness/local-mode';
 import { publishForgetfully } from './harness/forgetful-publisher';
 import { spyOnWire, type WireSpy } from './harness/wire-spy';
 
@@ -63,7 +63,7 @@ describe('controller kill -9', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fault-ctl1-'));
     dirs.push(dir);
     const first = startLocal(dir, ['--workload', 'small', '--time-scale', '30', '--fresh']);
-    const spy = await spyOnWire(await first.broker());
+    const spy = await spyOnWire(await first.broker(), observerAuth(dir));
     await until('observations', () => total(dir) >= 150, 90_000);
     await first.child.kill9();
     await sleep(1500); // sidecars keep publishing into the controller's queue
@@ -76,8 +76,8 @@ describe('controller kill -9', () => {
     dirs.push(dir);
     const first = startLocal(dir, ['--workload', 'small', '--time-scale', '30', '--fresh']);
     const broker = await first.broker();
-    const spy = await spyOnWire(broker);
-    const forgetful = await publishForgetfully(broker, FORGETFUL, 20);
+    const spy = await spyOnWire(broker, observerAuth(dir));
+    const forgetful = await publishForgetfully(broker, FORGETFUL, 20, taskAuth(dir, FORGETFUL));
     await until('observations', () => total(dir) >= 150, 90_000);
     await first.child.kill9();
     await sleep(2000); // a queue builds up at the broker

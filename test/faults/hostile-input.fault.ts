@@ -4,21 +4,51 @@
  * task, and HTTP requests a web page could send. Each is refused or absorbed and counted, and the
  * scheduling rounds go on for every job.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metricsTopic, type TaskId } from '../../shared/src/topics';
+import { metricsTopic, parseTopic, type TaskId } from '../../shared/src/topics';
 import { killAll, until } from './harness/children';
-import { killLocalProcesses, metric, startLocal, type LocalController } from './harness/local-mode';
+import {
+  authHeader,
+  FAULT_API_TOKEN,
+  killLocalProcesses,
+  metric,
+  startLocal,
+  taskAuth,
+  type LocalController,
+} from './harness/local-mode';
 
 const root = mkdtempSync(join(tmpdir(), 'fault-hostile-'));
 const stateDir = join(root, 'controller');
-const TOKEN = 'a-token-of-some-length';
+const TOKEN = FAULT_API_TOKEN;
 let controller: LocalController;
 let api = '';
-let client: MqttClient;
+let brokerUrl = '';
+/**
+ * The embedded broker refuses anonymous clients and lets a task publish only its own topics
+ * (ADR 0031): the hostile publisher here holds each task's real credential, as a compromised
+ * training container would. One connection per task.
+ */
+const clients = new Map<string, MqttClient>();
+async function asTask(t: TaskId): Promise<MqttClient> {
+  const key = metricsTopic(t);
+  const have = clients.get(key);
+  if (have) return have;
+  const auth = taskAuth(stateDir, t);
+  const c = await mqtt.connectAsync(brokerUrl, { ...auth, clientId: auth.username, reconnectPeriod: 200 });
+  clients.set(key, c);
+  return c;
+}
+const client = {
+  publishAsync: async (topic: string, payload: string, o: { qos: 1 }) => {
+    const t = parseTopic(topic);
+    if (t?.kind !== 'metrics') throw new Error(`not a metrics topic: ${topic}`);
+    return (await asTask(t.task)).publishAsync(topic, payload, o);
+  },
+};
 const JOB = {
   name: 'victim',
   batchSize: 64,
@@ -32,14 +62,15 @@ const JOB = {
 const BYSTANDER = { ...JOB, name: 'bystander' };
 
 beforeAll(async () => {
-  writeFileSync(join(root, 'token'), TOKEN);
-  controller = startLocal(
-    stateDir,
-    ['--workload', 'none', '--time-scale', '5', '--interval', '10', '--fresh'],
-    {
-      OPTIMUS_API_TOKEN_FILE: join(root, 'token'),
-    },
-  );
+  controller = startLocal(stateDir, [
+    '--workload',
+    'none',
+    '--time-scale',
+    '5',
+    '--interval',
+    '10',
+    '--fresh',
+  ]);
   api = await controller.api();
   for (const spec of [JOB, BYSTANDER]) {
     const res = await fetch(`${api}/api/v1/jobs`, {
@@ -49,14 +80,14 @@ beforeAll(async () => {
     });
     expect(res.status).toBe(201);
   }
-  client = await mqtt.connectAsync(await controller.broker(), { clientId: 'hostile' });
+  brokerUrl = await controller.broker();
 }, 120_000);
 
 afterAll(async () => {
   // Processes first: a failing close must not leave the controller running.
   killLocalProcesses(stateDir);
   await killAll();
-  await client?.endAsync(true).catch(() => undefined);
+  for (const c of clients.values()) await c.endAsync(true).catch(() => undefined);
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -135,7 +166,9 @@ describe('hostile input', () => {
       20_000,
     );
     await expectRoundsGoOn();
-    const view = (await (await fetch(`${api}/api/v1/jobs/default/${BYSTANDER.name}`)).json()) as {
+    const view = (await (
+      await fetch(`${api}/api/v1/jobs/default/${BYSTANDER.name}`, { headers: authHeader })
+    ).json()) as {
       phase: string;
     };
     expect(view.phase).not.toBe('failed');
@@ -197,7 +230,7 @@ describe('hostile input', () => {
       body: JSON.stringify({ ...JOB, name: 'via-form' }),
     });
     expect(res.status).toBe(415);
-    expect((await fetch(`${api}/api/v1/jobs/default/via-form`)).status).toBe(404);
+    expect((await fetch(`${api}/api/v1/jobs/default/via-form`, { headers: authHeader })).status).toBe(404);
   });
 
   it('a wrong or missing token gets 401 with WWW-Authenticate: Bearer error="invalid_token"', async () => {
@@ -206,7 +239,9 @@ describe('hostile input', () => {
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
     }
-    expect((await fetch(`${api}/api/v1/jobs/default/${JOB.name}`)).status).toBe(200);
+    // Reads need it too.
+    expect((await fetch(`${api}/api/v1/jobs/default/${JOB.name}`)).status).toBe(401);
+    expect((await fetch(`${api}/api/v1/jobs/default/${JOB.name}`, { headers: authHeader })).status).toBe(200);
   });
 
   it('the API listens on loopback only', async () => {

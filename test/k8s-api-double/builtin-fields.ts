@@ -31,6 +31,7 @@ export const BUILTIN_MODEL: Readonly<Record<string, string>> = {
   'v1/ServiceAccount': 'V1ServiceAccount',
   'v1/PersistentVolumeClaim': 'V1PersistentVolumeClaim',
   'policy/v1/PodDisruptionBudget': 'V1PodDisruptionBudget',
+  'networking.k8s.io/v1/NetworkPolicy': 'V1NetworkPolicy',
   'rbac.authorization.k8s.io/v1/ClusterRole': 'V1ClusterRole',
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'V1ClusterRoleBinding',
   'rbac.authorization.k8s.io/v1/Role': 'V1Role',

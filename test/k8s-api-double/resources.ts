@@ -45,6 +45,14 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
     namespaced: true,
     status: true,
   },
+  {
+    group: 'networking.k8s.io',
+    version: 'v1',
+    plural: 'networkpolicies',
+    kind: 'NetworkPolicy',
+    namespaced: true,
+    status: false,
+  },
   ...(['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const).map((kind) => ({
     group: 'rbac.authorization.k8s.io',
     version: 'v1',

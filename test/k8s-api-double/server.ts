@@ -25,6 +25,7 @@ import { statusBody } from './status';
 import type { K8sObject } from './store';
 import { ObjectStore, StoreError } from './store';
 import { openWatch } from './watch';
+import { forbiddenMessage, rbacAuthorizer } from './rbac';
 
 export interface ApiDoubleOptions {
   /** `gitVersion` served on /version (the webhook's native-sidecar detection reads it). */
@@ -45,6 +46,12 @@ export interface ApiDoubleOptions {
    * resourceVersion gets 410 Gone and its client must re-list, as after an etcd compaction.
    */
   readonly historyLimit?: number;
+  /**
+   * Tokens the API server authorizes with RBAC (token → service account `namespace/name`): their
+   * requests are checked against the Roles, ClusterRoles and bindings stored in the double, and
+   * refused with 403 as a real server would. Other tokens are unrestricted (the test's own).
+   */
+  readonly rbac?: ReadonlyMap<string, string>;
 }
 
 export interface ApiDouble {
@@ -194,6 +201,7 @@ export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDo
     );
   });
 
+  const authorize = rbacAuthorizer(api, opts.rbac ?? new Map());
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://double');
     if (url.pathname === '/version')
@@ -225,6 +233,14 @@ export async function startApiDouble(opts: ApiDoubleOptions = {}): Promise<ApiDo
         query: url.search,
         status,
       });
+    const user = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+    const sa = opts.rbac?.get(user);
+    const asked = { user, ...rbac, namespace: p.namespace, name: p.name };
+    if (sa !== undefined && !authorize(asked)) {
+      req.resume();
+      record(403);
+      return send(res, { code: 403, body: statusBody(403, 'Forbidden', forbiddenMessage(asked, sa)) });
+    }
     const fault = [...faults].find((f) => hits(f.match, rbac));
     if (fault) {
       req.resume(); // the body is not read: drain it so the connection can be reused

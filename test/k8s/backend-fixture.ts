@@ -45,18 +45,21 @@ export function startBackend(
 export function startRun(
   cluster: TestCluster,
   brokerUrl: string,
-  o: { identity?: string; store?: KubernetesRunOptions['store'] } = {},
+  o: { identity?: string; store?: KubernetesRunOptions['store']; env?: Record<string, string> } = {},
 ): Promise<KubernetesRun> {
   return runKubernetes({
     cfg: loadConfig({
       OPTIMUS_BROKER_URL: brokerUrl,
       OPTIMUS_HTTP_PORT: '0',
+      // These tests are about scheduling, not the API's token (test/k8s/api-token.test.ts is).
+      OPTIMUS_API_INSECURE_NO_TOKEN: 'true',
       POD_NAME: o.identity ?? 'controller-0',
       POD_NAMESPACE: 'optimus-system',
       OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',
       // Two samples: the scenarios here crash and resize inside a pre-run.
       OPTIMUS_PRE_RUN_BUDGET: '2',
       OPTIMUS_LOG_LEVEL: 'silent',
+      ...o.env,
     }),
     kubeConfig: kubeConfigFor(cluster.double.url, CONTROLLER_TOKEN),
     ...(o.store ? { store: o.store } : {}),

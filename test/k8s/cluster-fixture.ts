@@ -83,7 +83,12 @@ export interface NodeSpec extends NodeOptions {
 
 export async function startTestCluster(
   nodes: readonly NodeSpec[],
-  opts: FakeClusterOptions & { gitVersion?: string; namespaces?: readonly string[] } = {},
+  opts: FakeClusterOptions & {
+    gitVersion?: string;
+    namespaces?: readonly string[];
+    /** Tokens the API server authorizes with the RBAC objects stored in it (token → `ns/sa`). */
+    rbac?: ReadonlyMap<string, string>;
+  } = {},
 ): Promise<TestCluster> {
   const double = await startApiDouble({
     ...(opts.gitVersion ? { gitVersion: opts.gitVersion } : {}),
@@ -95,6 +100,7 @@ export async function startTestCluster(
     // Gone and its informer must re-list.
     historyLimit: 200,
     namespaces: ['optimus-system', ...(opts.namespaces ?? [])],
+    ...(opts.rbac ? { rbac: opts.rbac } : {}),
   });
   double.api.create(
     double.api.resolve('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!,

@@ -41,6 +41,8 @@ export function spawnController(cluster: TestCluster, brokerUrl: string): Contro
         KUBECONFIG: kubeconfig,
         OPTIMUS_BROKER_URL: brokerUrl,
         OPTIMUS_HTTP_PORT: '0',
+        // These tests are about scheduling, not the API's token (test/k8s/api-token.test.ts is).
+        OPTIMUS_API_INSECURE_NO_TOKEN: 'true',
         POD_NAME: 'controller-0',
         POD_NAMESPACE: 'optimus-system',
         OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',

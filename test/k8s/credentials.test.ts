@@ -49,6 +49,8 @@ describe('sidecar credentials in job namespaces', () => {
       cfg: loadConfig({
         OPTIMUS_BROKER_URL: broker.url,
         OPTIMUS_HTTP_PORT: '0',
+        // These tests are about scheduling, not the API's token (test/k8s/api-token.test.ts is).
+        OPTIMUS_API_INSECURE_NO_TOKEN: 'true',
         POD_NAME: 'controller-0',
         POD_NAMESPACE: 'optimus-system',
         OPTIMUS_SCHEDULING_INTERVAL_SEC: '3600',

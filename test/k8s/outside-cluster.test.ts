@@ -53,6 +53,8 @@ function start(server: string) {
       HOME: dir,
       OPTIMUS_BROKER_URL: 'mqtt://127.0.0.1:1',
       OPTIMUS_HTTP_PORT: '0',
+      // These tests are about scheduling, not the API's token (test/k8s/api-token.test.ts is).
+      OPTIMUS_API_INSECURE_NO_TOKEN: 'true',
       OPTIMUS_LOG_LEVEL: 'silent',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

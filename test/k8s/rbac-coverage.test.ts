@@ -10,7 +10,10 @@ import { jobRecordOf, storedRecord, storeOf } from './store-fixture';
 describe('RBAC rules (charts/optimus/files/rbac-rules.yaml)', () => {
   it('cover every API call the controller makes, and every rule is used', async () => {
     const cluster = await startTestCluster([{ name: 'n1', capacity: { cpu: 8, memory: 32 * 1024 ** 3 } }]);
-    const backend = startBackend(cluster);
+    // With a namespace selector, as the chart runs it: the namespaces informer is used too.
+    const backend = startBackend(cluster, 'controller-0', {
+      namespaceSelector: 'kubernetes.io/metadata.name=default',
+    });
     try {
       await backend.start();
       await until(() => backend.leader.isLeader());

@@ -139,3 +139,37 @@ broker has none: the controller gives every job its own identities and Secret (A
 {{- end -}}
 {{- toJson $out -}}
 {{- end -}}
+
+{{/* Job namespaces (issue 28) ------------------------------------------------------------------- */}}
+
+{{/*
+The namespaces where this release runs jobs, as a JSON list: watchNamespaces, and every namespace
+whose labels match jobNamespaceSelector at render time (`lookup`: helm install/upgrade; `helm
+template` sees none), never the release namespace. The controller's writes are bound in exactly
+these; a namespace labelled later is bound at the next `helm upgrade`.
+*/}}
+{{- define "optimus.jobNamespaces" -}}
+{{- $out := list }}
+{{- range $ns := .Values.watchNamespaces }}
+{{- if ne $ns $.Release.Namespace }}{{ $out = append $out $ns }}{{ end }}
+{{- end }}
+{{- $want := .Values.jobNamespaceSelector | default (dict) }}
+{{- if $want }}
+{{- $found := lookup "v1" "Namespace" "" "" | default (dict) }}
+{{- range $n := (get $found "items" | default list) }}
+{{- $labels := dig "metadata" "labels" (dict) $n }}
+{{- $match := true }}
+{{- range $k, $v := $want }}{{ if ne (toString (get $labels $k)) (toString $v) }}{{ $match = false }}{{ end }}{{ end }}
+{{- $name := dig "metadata" "name" "" $n }}
+{{- if and $match (ne $name $.Release.Namespace) (not (has $name $out)) }}{{ $out = append $out $name }}{{ end }}
+{{- end }}
+{{- end }}
+{{- $out | sortAlpha | toJson -}}
+{{- end -}}
+
+{{/* jobNamespaceSelector as the controller reads it: `key=value,…` (sorted keys). */}}
+{{- define "optimus.jobNamespaceSelector" -}}
+{{- $parts := list }}
+{{- range $k, $v := .Values.jobNamespaceSelector | default (dict) }}{{ $parts = append $parts (printf "%s=%s" $k $v) }}{{ end }}
+{{- join "," $parts -}}
+{{- end -}}

@@ -19,6 +19,12 @@ import {
 export interface JobIdentity extends JobId {
   readonly maxPs: number;
   readonly maxWorkers: number;
+  /**
+   * What tells this creation of the job from an earlier one under the same name (Kubernetes: the
+   * OptimusJob's uid): a job deleted and created again gets new credentials, so a credential that
+   * leaked from the old one opens nothing. Absent where no such id exists.
+   */
+  readonly salt?: string | undefined;
 }
 
 export type AclType =
@@ -78,12 +84,14 @@ export function controllerAcls(): Acl[] {
 }
 
 /**
- * A job's password: HMAC-SHA256 of the job's id under the controller's key. Derived, not stored: the
- * controller can re-create any job's identities (a broker that lost them, a new leader) without
- * reading a Secret back; a job's credential says nothing about another's.
+ * A job's password: HMAC-SHA256 of the job's id and its creation's salt under the controller's key.
+ * Derived, not stored: the controller can re-create any job's identities (a broker that lost them, a
+ * new leader) without reading a Secret back; a job's credential says nothing about another's, nor
+ * about an earlier job of the same name.
  */
-export function jobPassword(key: Buffer | string, j: JobId): string {
-  return createHmac('sha256', key)
-    .update(`optimus-job-credential/v1\n${j.namespace}/${j.job}`)
-    .digest('base64url');
+export function jobPassword(key: Buffer | string, j: JobId & { readonly salt?: string | undefined }): string {
+  const h = createHmac('sha256', key);
+  if (j.salt === undefined) h.update(`optimus-job-credential/v1\n${j.namespace}/${j.job}`);
+  else h.update(`optimus-job-credential/v2\n${j.namespace}/${j.job}\n${j.salt}`);
+  return h.digest('base64url');
 }

@@ -12,21 +12,31 @@ const GRANT_WAIT_MS = 5000;
 
 export const jobIdentityOf = (
   spec: Pick<JobSpec, 'namespace' | 'name' | 'maxPs' | 'maxWorkers'>,
+  salt?: string,
 ): JobIdentity => ({
   namespace: spec.namespace,
   job: spec.name,
   maxPs: spec.maxPs,
   maxWorkers: spec.maxWorkers,
+  ...(salt === undefined ? {} : { salt }),
 });
 
-export function withBrokerAccess(inner: Backend, access: JobAccess): Backend {
+/**
+ * `saltOf`: what tells this creation of a job from an earlier one of the same name (Kubernetes: its
+ * uid), so that a job created again gets new credentials.
+ */
+export function withBrokerAccess(
+  inner: Backend,
+  access: JobAccess,
+  saltOf: (spec: JobSpec) => string | undefined = () => undefined,
+): Backend {
   return {
     get executor() {
       return inner.executor;
     },
     observe: () => inner.observe(),
     async admit(spec, o) {
-      await access.grant(jobIdentityOf(spec), GRANT_WAIT_MS);
+      await access.grant(jobIdentityOf(spec, saltOf(spec)), GRANT_WAIT_MS);
       await inner.admit(spec, o);
     },
     async remove(jobId) {

@@ -9,7 +9,6 @@ import { runProgram } from './run-program';
 
 const program = new Command('optimus')
   .description('Optimus controller (Kubernetes mode)')
-  .showHelpAfterError()
   .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
 registerKubernetesCommands(program);
 await runProgram(program, process.argv.slice(2));

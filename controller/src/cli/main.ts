@@ -1,40 +1,11 @@
 /**
- * Composition root of the `optimus` command line (`npm run optimus -- <command>`).
- * Each command lives in `commands/<name>.ts` and registers itself; this file only lists them.
- * Contract: with `--json`, stdout carries exactly one JSON document; everything else goes to stderr.
+ * Composition root of the `optimus` command line (`npm run optimus -- <command>`): the command tree
+ * of `program.ts`, run with one-line usage errors (`run-program.ts`). The client commands load only
+ * what they need (`client-program.ts`): a CLI that lists jobs should answer at once.
  */
-import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
-import { registerBenchCommands } from './commands/bench';
-import { registerEvalCommands } from './commands/eval';
-import { registerKubernetesCommands } from './commands/kubernetes';
-import { registerLocalCommands } from './commands/local';
-import { registerPaaCommands } from './commands/paa';
-import { registerPredictCommands } from './commands/predict';
-import { registerSimulateCommands } from './commands/simulate';
-import { registerTraceCommands } from './commands/trace';
 import { runProgram } from './run-program';
 
-/** The version of this checkout (package.json), for `--version`. */
-export const VERSION = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
-
-export function buildProgram(): Command {
-  const program = new Command('optimus')
-    .description('Optimus: dynamic resource scheduling for parameter-server deep-learning jobs')
-    .version(VERSION, '-V, --version', 'print the version')
-    .showHelpAfterError()
-    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
-  registerEvalCommands(program);
-  registerPredictCommands(program);
-  registerPaaCommands(program);
-  registerBenchCommands(program);
-  registerSimulateCommands(program);
-  registerTraceCommands(program);
-  registerLocalCommands(program);
-  registerKubernetesCommands(program);
-  return program;
-}
-
-await runProgram(buildProgram(), process.argv.slice(2));
+const argv = process.argv.slice(2);
+const client = ['jobs', 'job', 'why'].includes(argv[0] ?? '');
+const { buildProgram } = client ? await import('./client-program') : await import('./program');
+await runProgram(buildProgram(), argv);

@@ -36,6 +36,28 @@ const envSchema = z.object({
   OPTIMUS_WEBHOOK_CERT_FILE: z.string().min(1).default('/tls/tls.crt'),
   OPTIMUS_WEBHOOK_KEY_FILE: z.string().min(1).default('/tls/tls.key'),
   OPTIMUS_API_TOKEN_FILE: z.string().min(1).optional(),
+  OPTIMUS_API_INSECURE_NO_TOKEN: boolText.default(false),
+  OPTIMUS_METRICS_OPEN: boolText.default(false),
+  OPTIMUS_HTTP_HOST: z.string().min(1).optional(),
+  OPTIMUS_HTTP_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== ''),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\.?[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:\d{1,5})?|\[[0-9a-f:.]+\](:\d{1,5})?)$/i,
+            'must be host names, name:port or .suffix entries, comma-separated',
+          ),
+      ),
+    ),
   OPTIMUS_POLICY: z.string().min(1).default('optimus'),
   OPTIMUS_SCHEDULING_INTERVAL_SEC: positiveSeconds.default(600),
   OPTIMUS_RESTART_COST_SEC: nonNegativeSeconds.default(60),
@@ -75,6 +97,22 @@ const envSchema = z.object({
       ),
     ),
   OPTIMUS_CREDENTIALS_SOURCE: z.string().min(1).optional(),
+  OPTIMUS_NAMESPACE_SELECTOR: z
+    .string()
+    .regex(
+      /^([a-z0-9A-Z]([-a-zA-Z0-9_./]*[a-zA-Z0-9])?=[a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?)(,[a-z0-9A-Z]([-a-zA-Z0-9_./]*[a-zA-Z0-9])?=[a-zA-Z0-9]([-a-zA-Z0-9_.]*[a-zA-Z0-9])?)*$/,
+      'must be key=value labels, comma-separated (all must match)',
+    )
+    .optional(),
+  OPTIMUS_POD_SECURITY_ALLOW: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== ''),
+    ),
 });
 
 /**
@@ -102,7 +140,26 @@ export const SETTINGS = {
   OPTIMUS_WEBHOOK_PORT: ['--webhook-port', 'HTTPS port of the sidecar-injection webhook (default 8443)'],
   OPTIMUS_WEBHOOK_CERT_FILE: ['--webhook-cert-file', 'webhook TLS certificate (default /tls/tls.crt)'],
   OPTIMUS_WEBHOOK_KEY_FILE: ['--webhook-key-file', 'webhook TLS key (default /tls/tls.key)'],
-  OPTIMUS_API_TOKEN_FILE: ['--api-token-file', 'bearer token protecting mutating API calls'],
+  OPTIMUS_API_TOKEN_FILE: [
+    '--api-token-file',
+    'bearer token every API route but /healthz and /readyz needs (required in Kubernetes mode)',
+  ],
+  OPTIMUS_API_INSECURE_NO_TOKEN: [
+    '--api-insecure-no-token',
+    'true: run the Kubernetes API without a token, open to every pod that reaches it (default false)',
+  ],
+  OPTIMUS_METRICS_OPEN: [
+    '--metrics-open',
+    'true: serve /metrics without the token, for a Prometheus that has none (default false)',
+  ],
+  OPTIMUS_HTTP_HOST: [
+    '--http-host',
+    'address the HTTP API listens on (default 0.0.0.0 in Kubernetes; local mode: --host)',
+  ],
+  OPTIMUS_HTTP_ALLOWED_HOSTS: [
+    '--http-allowed-hosts',
+    'Host names the API answers to besides IP literals and localhost: name, name:port or .suffix, comma-separated',
+  ],
   OPTIMUS_POLICY: ['--policy', 'policy name from the registry (default optimus)'],
   OPTIMUS_SCHEDULING_INTERVAL_SEC: [
     '--scheduling-interval-sec',
@@ -136,7 +193,15 @@ export const SETTINGS = {
   ],
   OPTIMUS_WATCH_NAMESPACES: [
     '--watch-namespaces',
-    'comma-separated namespaces whose OptimusJobs run (default: all)',
+    'comma-separated namespaces whose OptimusJobs run (with the selector: also these; neither: all)',
+  ],
+  OPTIMUS_NAMESPACE_SELECTOR: [
+    '--namespace-selector',
+    'jobs run in namespaces with these labels (key=value,…), besides --watch-namespaces',
+  ],
+  OPTIMUS_POD_SECURITY_ALLOW: [
+    '--pod-security-allow',
+    'pod security checks a cluster admin allows (check, or namespace:check; comma-separated)',
   ],
   OPTIMUS_LOG_LEVEL: ['--log-level', `pino log level: ${LOG_LEVELS.join(', ')} (default info)`],
 } as const satisfies Record<keyof z.input<typeof envSchema>, readonly [string, string]>;
@@ -161,6 +226,14 @@ export interface ControllerConfig {
   readonly webhookCertFile: string;
   readonly webhookKeyFile: string;
   readonly apiTokenFile: string | undefined;
+  /** Explicitly run the Kubernetes API without a token (refused otherwise). */
+  readonly apiInsecureNoToken: boolean;
+  /** `/metrics` without the token. */
+  readonly metricsOpen: boolean;
+  /** Listen address of the HTTP API (Kubernetes default 0.0.0.0). */
+  readonly httpHost: string | undefined;
+  /** Host names the API answers to besides IP literals and localhost (DNS-rebinding check). */
+  readonly httpAllowedHosts: readonly string[];
   readonly policy: string;
   readonly schedulingIntervalSec: number;
   readonly restartCostSec: number;
@@ -179,6 +252,10 @@ export interface ControllerConfig {
   readonly watchNamespaces: readonly string[];
   /** Secret of the home namespace copied into job namespaces as `sidecarCredentialsSecret`. */
   readonly credentialsSource: string | undefined;
+  /** Namespaces with all these labels run jobs too (`key=value,…`); neither this nor a list: all. */
+  readonly namespaceSelector: string | undefined;
+  /** Pod security checks allowed (`check` or `namespace:check`); see `k8s/api/pod-security.ts`. */
+  readonly podSecurityAllow: readonly string[];
 }
 
 /** Thrown for a bad configuration value; the message names the variable (or flag). */
@@ -230,6 +307,10 @@ export function loadConfig(
     webhookCertFile: e.OPTIMUS_WEBHOOK_CERT_FILE,
     webhookKeyFile: e.OPTIMUS_WEBHOOK_KEY_FILE,
     apiTokenFile: e.OPTIMUS_API_TOKEN_FILE,
+    apiInsecureNoToken: e.OPTIMUS_API_INSECURE_NO_TOKEN,
+    metricsOpen: e.OPTIMUS_METRICS_OPEN,
+    httpHost: e.OPTIMUS_HTTP_HOST,
+    httpAllowedHosts: e.OPTIMUS_HTTP_ALLOWED_HOSTS,
     policy: e.OPTIMUS_POLICY,
     schedulingIntervalSec: e.OPTIMUS_SCHEDULING_INTERVAL_SEC,
     restartCostSec: e.OPTIMUS_RESTART_COST_SEC,
@@ -245,6 +326,8 @@ export function loadConfig(
     logLevel: e.OPTIMUS_LOG_LEVEL,
     watchNamespaces: e.OPTIMUS_WATCH_NAMESPACES,
     credentialsSource: e.OPTIMUS_CREDENTIALS_SOURCE,
+    namespaceSelector: e.OPTIMUS_NAMESPACE_SELECTOR,
+    podSecurityAllow: e.OPTIMUS_POD_SECURITY_ALLOW,
   };
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return { ...base, ...defined };
@@ -260,4 +343,18 @@ export function readSecretFile(path: string, variable: string): string {
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(`${variable}: cannot read ${path}: ${(err as Error).message}`);
   }
+}
+
+/**
+ * Kubernetes mode refuses to start an API without a token (issue 28): every pod that reaches the
+ * Service could otherwise read every job and delete any. Null when the configuration is acceptable.
+ */
+export function apiTokenProblem(
+  cfg: Pick<ControllerConfig, 'apiTokenFile' | 'apiInsecureNoToken'>,
+): string | null {
+  if (cfg.apiTokenFile !== undefined || cfg.apiInsecureNoToken) return null;
+  return (
+    'OPTIMUS_API_TOKEN_FILE (--api-token-file) is required in Kubernetes mode: every API route but ' +
+    '/healthz and /readyz needs the token. Set OPTIMUS_API_INSECURE_NO_TOKEN=true to run an open API (not recommended)'
+  );
 }

@@ -96,10 +96,18 @@ describe('jobs table', () => {
       ),
     ).toBe('minimum shape 1 PS + 1 worker does not fit');
     expect(waitingInWords(view('a', { phase: 'running', shape: { ps: 1, workers: 1 } }), rec)).toBeNull();
-    expect(waitingInWords(view('a', { phase: 'running' }), rec)).toMatch(/restarting/);
+    const ran = {
+      ...rec,
+      spans: [{ shape: { ps: 1, workers: 1 }, since: 0, until: 10, fitted: false }],
+    };
+    expect(waitingInWords(view('a', { phase: 'running' }), ran)).toMatch(/restarting/);
     expect(
-      waitingInWords(view('a', { phase: 'running', state: 'resizing', shape: { ps: 1, workers: 1 } }), rec),
+      waitingInWords(view('a', { phase: 'running', state: 'resizing', shape: { ps: 1, workers: 1 } }), ran),
     ).toMatch(/restarting at a new shape/);
+    // Its first start is a rollout too, but nothing restarts.
+    expect(waitingInWords(view('a', { phase: 'pre-run', state: 'resizing' }), rec)).toBe(
+      'starting its tasks',
+    );
   });
 
   it('names the resource a waiting job is short of (issue 30)', () => {

@@ -88,11 +88,15 @@ export function waitingInWords(
   rec: JobRecord | undefined,
   cluster?: FreeCapacity,
 ): string | null {
-  if (v.state === 'resizing') return 'restarting at a new shape (checkpoint → restart)';
+  if (v.state === 'resizing') return rolloutInWords(rec);
   const words = reasonInWords(v, rec);
   if (!words || !cluster || !rec || v.shape !== null || !saysDoesNotFit(v.reason)) return words;
   return `${words}: ${shortageInWords(rec.spec, cluster.free, cluster.capacity)}`;
 }
+
+/** A rollout in flight: a job that never ran starts its tasks; one that ran restarts them. */
+const rolloutInWords = (rec: JobRecord | undefined): string =>
+  rec && rec.spans.length === 0 ? 'starting its tasks' : 'restarting at a new shape (checkpoint → restart)';
 
 function reasonInWords(v: JobView, rec: JobRecord | undefined): string | null {
   switch (v.phase) {
@@ -108,7 +112,7 @@ function reasonInWords(v: JobView, rec: JobRecord | undefined): string | null {
     case 'waiting':
       return v.reason ?? 'waiting for the scheduler to give it resources';
     case 'running':
-      return v.shape === null ? 'restarting at a new shape (checkpoint → restart)' : null;
+      return v.shape === null ? rolloutInWords(rec) : null;
     case 'done':
     case 'failed':
       return null;

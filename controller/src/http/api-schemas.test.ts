@@ -46,6 +46,13 @@ describe('API schemas against a real controller', () => {
     await c.roundNow('full');
     expect(c.list()[0]).toMatchObject({ phase: 'running', models: { convergence: { status: 'ok' } } });
     check();
+    // Issue 30: the what-if said 70.01196003145854 s. Seconds to the ms, speeds to 4 digits, whole steps.
+    const w = whatIfSchema.parse(c.whatIf('default/a', 2, 3));
+    expect(w.fitted).toBe(true);
+    for (const v of Object.values(w.predictedRemainingSec ?? {}))
+      expect(String(v)).toMatch(/^\d+(\.\d{1,3})?$/);
+    for (const v of Object.values(w.stepsPerSec)) expect(+v.toPrecision(4)).toBe(v);
+    for (const v of Object.values(w.remainingSteps)) expect(Number.isInteger(v)).toBe(true);
   });
 
   it('what-if outside the job’s limits is answered and says so', async () => {
@@ -83,7 +90,7 @@ describe('API schemas against a real controller', () => {
       error: {
         status: 422,
         message:
-          'job default/huge can never run: a worker needs cpu 64, more than any server offers (largest: cpu 16)',
+          'job default/huge can never run: a worker needs cpu 64 cores, more than any server offers (largest: cpu 16 cores)',
       },
     });
     expect(c.list()).toEqual([]);

@@ -56,9 +56,10 @@ describe('HTTP API (in process)', () => {
   it('submits, lists, shows, what-ifs and deletes a job', async () => {
     const { app } = build('s3cret');
     expect((await app.request('/api/v1/jobs', post(JSON.stringify(job), 's3cret'))).status).toBe(201);
-    expect(await (await app.request('/api/v1/jobs')).json()).toEqual({ jobs: [{ id: 'default/a' }] });
-    expect((await app.request('/api/v1/jobs/default/a')).status).toBe(200);
-    const w = await app.request('/api/v1/what-if?ns=default&name=a&ps=2&workers=3');
+    const auth = { headers: { authorization: 'Bearer s3cret' } };
+    expect(await (await app.request('/api/v1/jobs', auth)).json()).toEqual({ jobs: [{ id: 'default/a' }] });
+    expect((await app.request('/api/v1/jobs/default/a', auth)).status).toBe(200);
+    const w = await app.request('/api/v1/what-if?ns=default&name=a&ps=2&workers=3', auth);
     expect(await w.json()).toEqual({ id: 'default/a', ps: 2, workers: 3 });
     const del = await app.request('/api/v1/jobs/default/a', {
       method: 'DELETE',

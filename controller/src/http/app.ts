@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import type { RuntimeEvent } from '../runtime/events';
 import { parseJobSpec, type JobSpec } from '../runtime/job-spec';
 import { requireToken } from './auth';
+import { checkHostAndOrigin, DEFAULT_ALLOWED_HOSTS } from './host-check';
 import { requireJson } from './content-type';
 import { dashboardRoutes, type DashboardRoutesOptions } from './dashboard-routes';
 import { docsRoutes } from './docs-routes';
@@ -28,14 +29,42 @@ export interface ApiRuntime {
 
 export interface AppOptions {
   readonly runtime: ApiRuntime;
-  /** When set, POST and DELETE need `Authorization: Bearer <token>` (401 otherwise, RFC 6750). */
+  /**
+   * When set, every route but {@link PUBLIC_PATHS} needs `Authorization: Bearer <token>` (401
+   * otherwise, RFC 6750). The composition roots always set one unless told to run insecure.
+   */
   readonly token?: string | undefined;
+  /** Host/Origin checks and what may be read without the token (ADR 0031). */
+  readonly access?: ApiAccess;
   readonly logError?: (err: Error) => void;
   /** Whether POST /api/v1/jobs is offered (local mode); Kubernetes users submit custom resources. */
   readonly allowSubmit?: boolean;
   /** The web dashboard and its read-only routes (`dashboard-routes.ts`), when the composition root runs one. */
   readonly dashboard?: DashboardRoutesOptions;
 }
+
+export interface ApiAccess {
+  /** Names the API answers to besides IP literals (`name`, `name:port`, `.suffix`); default `localhost`. */
+  readonly allowedHosts?: readonly string[];
+  /** Serve `/metrics` without the token (for a Prometheus that has none). Default false. */
+  readonly metricsOpen?: boolean;
+}
+
+/**
+ * Open without the token: the probes, and the dashboard's shell — static code, the same for
+ * everyone, holding no data. It must load before it can read its token from the link's fragment;
+ * every request it then makes carries the token.
+ */
+export const PUBLIC_PATHS = [
+  '/healthz',
+  '/readyz',
+  '/',
+  '/dashboard',
+  '/dashboard/',
+  '/dashboard/app.js',
+  '/dashboard/app.css',
+  '/dashboard/favicon.svg',
+] as const;
 
 /** A job spec is a few hundred bytes; anything near this is a mistake or an attack. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -46,9 +75,12 @@ export const MAX_QUEUED_EVENTS = 1000;
 export function createApp(o: AppOptions): Hono {
   const app = new Hono();
   const rt = o.runtime;
-  const auth = requireToken(o.token);
+  const open = new Set<string>(PUBLIC_PATHS);
+  if (o.access?.metricsOpen) open.add('/metrics');
   const json = requireJson();
   app.onError((err, c) => onError(err, c, o.logError ?? (() => {})));
+  app.use(checkHostAndOrigin(o.access?.allowedHosts ?? DEFAULT_ALLOWED_HOSTS));
+  app.use(requireToken(o.token, (path) => open.has(path)));
   app.notFound((c) => errorResponse(c, 404, `no route for ${c.req.method} ${c.req.path}`));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -66,7 +98,7 @@ export function createApp(o: AppOptions): Hono {
     maxSize: MAX_BODY_BYTES,
     onError: (c) => errorResponse(c, 413, `request body larger than ${MAX_BODY_BYTES} bytes`),
   });
-  app.post('/api/v1/jobs', auth, json, limit, async (c) => {
+  app.post('/api/v1/jobs', json, limit, async (c) => {
     if (o.allowSubmit === false)
       throw new ApiError(405, 'submitting over the API is only offered in local mode');
     let body: unknown;
@@ -79,7 +111,7 @@ export function createApp(o: AppOptions): Hono {
     if (!parsed.ok) throw new ApiError(400, `invalid job: ${parsed.error}`);
     return c.json(await rt.submit(parsed.spec), 201);
   });
-  app.delete('/api/v1/jobs/:ns/:name', auth, json, async (c) => {
+  app.delete('/api/v1/jobs/:ns/:name', json, async (c) => {
     await rt.remove(`${c.req.param('ns')}/${c.req.param('name')}`);
     return c.json({ deleted: `${c.req.param('ns')}/${c.req.param('name')}` });
   });

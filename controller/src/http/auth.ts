@@ -1,5 +1,5 @@
 /**
- * Bearer-token protection of mutating calls (when a token is configured), as RFC 6750 says: a missing
+ * Bearer-token protection of every route but the public ones (ADR 0031), as RFC 6750 says: a missing
  * or wrong token gets `401` with `WWW-Authenticate: Bearer … error="invalid_token"`. The comparison is
  * of SHA-256 digests with `timingSafeEqual`: fixed-length inputs, so neither the time nor an early
  * length check tells a caller anything about the token, its prefix or its length.
@@ -17,10 +17,17 @@ export function tokenMatches(given: string, expected: Buffer): boolean {
   return timingSafeEqual(digest(given), expected);
 }
 
-export function requireToken(token: string | undefined): MiddlewareHandler {
+/**
+ * Requires the token on every request whose path `isPublic` does not name; none configured: open.
+ * Reads need it as much as writes: a job list, its events and its metrics say what a cluster runs.
+ */
+export function requireToken(
+  token: string | undefined,
+  isPublic: (path: string) => boolean = () => false,
+): MiddlewareHandler {
   const expected = token === undefined ? null : digest(token);
   return async (c, next) => {
-    if (expected === null) return next();
+    if (expected === null || isPublic(c.req.path)) return next();
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
     if (match && tokenMatches(match[1] ?? '', expected)) return next();

@@ -9,7 +9,7 @@
  * await backend.start();
  * if (backend.leader.isLeader()) await backend.executor.execute(plan);
  */
-import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1Namespace, V1Pod } from '@kubernetes/client-node';
 import type { ExecuteOptions, ExecutionResult, Executor, Plan } from '../planning/types';
 import type { Observation } from '../runtime/backend';
 import type { ServerSnapshot } from '../scheduling/types';
@@ -41,6 +41,8 @@ export interface KubernetesBackendOptions {
   readonly identity: string;
   /** Watch OptimusJobs of one namespace only (default: all). */
   readonly watchNamespace?: string;
+  /** Watch the namespaces with these labels (`k=v,…`): where jobs may run besides named ones. */
+  readonly namespaceSelector?: string;
   readonly leaderElection?: {
     readonly enabled?: boolean;
     readonly leaseName?: string;
@@ -84,6 +86,10 @@ export interface KubernetesBackend {
   webhookStats(): WebhookStats | undefined;
   /** Namespaces with pods that ask for the sidecar (they need its credentials Secret). */
   injectedPodNamespaces(): string[];
+  /** Namespaces that carry the selector's labels; null without a selector. */
+  selectedNamespaces(): ReadonlySet<string> | null;
+  /** Calls `fn` after a selected namespace came or went; returns the unsubscribe. */
+  onNamespaceChange(fn: () => void): () => void;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -127,6 +133,16 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
     list: () => clients.core.listPodForAllNamespaces(),
     ...onError,
   });
+  const selector = o.namespaceSelector;
+  const namespaces = selector
+    ? new WatchedList<V1Namespace>({
+        config: o.config,
+        path: '/api/v1/namespaces',
+        list: () => clients.core.listNamespace({ labelSelector: selector }),
+        labelSelector: selector,
+        ...onError,
+      })
+    : null;
   const built = createExecutor({
     reportingInstance: o.identity,
     ...(o.onError ? { onEventError: o.onError } : {}),
@@ -185,6 +201,9 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
           .map((p) => p.metadata?.namespace ?? ''),
       ),
     ],
+    selectedNamespaces: () =>
+      namespaces ? new Set(namespaces.items().map((n) => n.metadata?.name ?? '')) : null,
+    onNamespaceChange: (fn) => namespaces?.onChange(() => fn()) ?? (() => undefined),
     start: async () => {
       if (o.webhook) {
         const { native, ...rest } = o.webhook.sidecar;
@@ -196,12 +215,12 @@ export function createKubernetesBackend(o: KubernetesBackendOptions): Kubernetes
           ...(o.onError ? { onReject: (r) => o.onError?.(new Error(r)) } : {}),
         });
       }
-      await Promise.all([nodes.start(), pods.start(), jobs.start()]);
+      await Promise.all([nodes.start(), pods.start(), jobs.start(), namespaces?.start()]);
       leader.start();
     },
     stop: async () => {
       await leader.stop();
-      await Promise.all([nodes.stop(), pods.stop(), jobs.stop()]);
+      await Promise.all([nodes.stop(), pods.stop(), jobs.stop(), namespaces?.stop()]);
       await webhook?.close();
     },
   };

@@ -13,6 +13,7 @@ import { currentOf, isFinished } from './observe/job-source';
 import { jobNameProblem, splitJobId } from './api/names';
 import type { OptimusJob } from './api/optimus-job';
 import { toJobSpecInput } from './runtime-backend';
+import type { AdmissionProblem } from './api/job-admission';
 
 /** The part of the runtime's controller the feed drives. */
 export interface JobSink {
@@ -22,11 +23,18 @@ export interface JobSink {
 }
 
 /**
- * Why a job was refused. `InvalidName` is final (a name cannot be edited; the CRD's CEL rules
- * refuse such names, but not on a cluster without CEL or for jobs created before the rule);
- * `InvalidSpec` is retried when the spec changes.
+ * Why a job was refused. `InvalidName` and `ControllerNamespace` are final (neither a name nor a
+ * namespace can be edited; the CRD's CEL rules refuse such names, but not on a cluster without CEL or
+ * for jobs created before the rule); `InvalidSpec` and `PodSecurity` are retried when the spec changes,
+ * `NamespaceNotEnabled` when the namespace is enabled.
  */
-export const REJECT_REASONS = ['InvalidName', 'InvalidSpec'] as const;
+export const REJECT_REASONS = [
+  'InvalidName',
+  'InvalidSpec',
+  'PodSecurity',
+  'ControllerNamespace',
+  'NamespaceNotEnabled',
+] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
 export interface Rejection {
@@ -51,6 +59,8 @@ export async function syncJobs(
   entries: readonly JobEntry[],
   /** Requests every PS/worker pod carries beyond the job's own (the injected sidecar). */
   podOverhead: Resources = {},
+  /** Whether the controller may run the job at all (its namespace, its pods' security). */
+  admission: (e: Extract<JobEntry, { valid: true }>) => AdmissionProblem | null = () => null,
 ): Promise<FeedResult> {
   const known = new Set(sink.records().map((r) => jobIdOf(r.spec)));
   const present = new Set(entries.map((e) => e.id));
@@ -66,6 +76,13 @@ export async function syncJobs(
     }
     if (!e.valid) {
       result.rejected.push({ id: e.id, error: e.error, reason: 'InvalidSpec' });
+      continue;
+    }
+    // Also for a job that already holds pods (an earlier version started it): it is not resized
+    // with templates the controller will no longer build.
+    const problem = admission(e);
+    if (problem) {
+      result.rejected.push({ id: e.id, error: problem.error, reason: problem.reason });
       continue;
     }
     const parsed = parseJobSpec(toJobSpecInput(e, podOverhead));
@@ -107,7 +124,7 @@ export function rejectionStatus(job: OptimusJob, r: Rejection, nowIso: string): 
     (c) =>
       c.type === CONDITION.Invalid && c.status === 'True' && c.reason === r.reason && c.message === r.error,
   );
-  const final = r.reason === 'InvalidName';
+  const final = r.reason === 'InvalidName' || r.reason === 'ControllerNamespace';
   if (said && (!final || s?.phase === 'Failed')) return {};
   return {
     ...(final ? { phase: 'Failed' as const } : {}),
@@ -128,4 +145,33 @@ export async function markRejected(
   const parts = splitJobId(r.id);
   if (!parts) return;
   await jobs.updateStatus(parts.namespace, parts.name, (j) => rejectionStatus(j, r, nowIso));
+}
+
+/**
+ * A job refused earlier and admitted now (its spec was fixed, its namespace enabled) no longer says
+ * it is invalid. Nothing to write when it never was.
+ */
+export async function clearRejection(
+  jobs: Pick<JobApi, 'updateStatus'>,
+  id: string,
+  nowIso: string,
+): Promise<void> {
+  const parts = splitJobId(id);
+  if (!parts) return;
+  await jobs.updateStatus(parts.namespace, parts.name, (j) => {
+    const invalid = j.status?.conditions?.some((c) => c.type === CONDITION.Invalid && c.status === 'True');
+    if (!invalid) return {};
+    return {
+      conditions: setCondition(
+        j.status?.conditions,
+        {
+          type: CONDITION.Invalid,
+          status: 'False',
+          reason: 'Admitted',
+          message: 'the job now runs under Optimus',
+        },
+        nowIso,
+      ),
+    };
+  });
 }

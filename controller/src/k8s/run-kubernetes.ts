@@ -6,16 +6,18 @@
  * leader election does.
  */
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { Hono, type Context } from 'hono';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import type { ControllerConfig } from '../config/env';
-import { readSecretFile } from '../config/env';
+import { apiTokenProblem, readSecretFile } from '../config/env';
 import { bindSource } from '../dashboard/bind-source';
 import { startSampler } from '../dashboard/sampler';
 import { createApp } from '../http/app';
+import { requireToken } from '../http/auth';
+import { checkHostAndOrigin } from '../http/host-check';
 import { listen } from '../http/serve';
 import type { RunningServer } from '../http/serve';
 import { scaledClock } from '../runtime/clock';
@@ -36,7 +38,10 @@ import { createKubernetesBackend } from './index';
 import { JobApi } from './api/job-api';
 import { describeError } from './api/api-reachability';
 import { CredentialsDistributor, startCredentialsSync } from './broker/credentials';
-import { markRejected, syncJobs } from './job-feed';
+import { clearRejection, markRejected, syncJobs } from './job-feed';
+import { CONDITION } from './api/conditions';
+import { admissionRules, outOfScope } from './admission-rules';
+import { namespaceScope } from './observe/namespace-scope';
 import { parseResources } from './api/quantity';
 import { KubernetesRuntimeBackend } from './runtime-backend';
 import { registerWebhookMetrics } from './webhook/metrics';
@@ -95,6 +100,9 @@ function webhookOptions(cfg: ControllerConfig) {
 export async function runKubernetes(o: KubernetesRunOptions): Promise<KubernetesRun> {
   const { cfg } = o;
   if (!cfg.brokerUrl) throw new Error('OPTIMUS_BROKER_URL is required in Kubernetes mode');
+  const tokenProblem = apiTokenProblem(cfg);
+  if (tokenProblem) throw new Error(tokenProblem);
+  const api = apiSettings(cfg);
   const watched = o.watchNamespace ? [o.watchNamespace] : cfg.watchNamespaces;
   const log = pino({ level: cfg.logLevel, base: { component: 'optimus-controller' } }, pino.destination(2));
   const identity = cfg.podName ?? hostname();
@@ -102,21 +110,26 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     config: o.kubeConfig,
     namespace: cfg.podNamespace ?? 'default',
     identity,
-    ...(watched.length === 1 ? { watchNamespace: watched[0] } : {}),
+    ...(watched.length === 1 && !cfg.namespaceSelector ? { watchNamespace: watched[0] } : {}),
+    ...(cfg.namespaceSelector ? { namespaceSelector: cfg.namespaceSelector } : {}),
     leaderElection: { enabled: cfg.leaderElection, leaseName: cfg.leaseName },
     ...webhookOptions(cfg),
     // One line per distinct problem and minute: an unreachable API must not print a stack every 2 s.
     onError: throttled((err) => log.warn({ error: describeError(err) }, 'kubernetes backend'), 60_000),
   });
   // With several watched namespaces the job informer is cluster-wide (read-only); run only theirs.
-  const jobsInScope = () =>
-    backend.jobs.list().filter((e) => watched.length === 0 || watched.includes(e.job.metadata.namespace));
+  const scope = namespaceScope({
+    named: watched,
+    selector: cfg.namespaceSelector,
+    selected: () => backend.selectedNamespaces(),
+  });
+  const jobsInScope = () => backend.jobs.list().filter((e) => scope.includes(e.job.metadata.namespace));
   await backend.start();
   // A follower still serves the webhook and answers its probes (see followerProbes).
   // A follower answers admission reviews too: its counts are scraped from its own /metrics.
   const followerMetrics = new Registry();
   registerWebhookMetrics(followerMetrics, () => backend.webhookStats());
-  const standby = await followerProbes(cfg.httpPort, followerMetrics);
+  const standby = await followerProbes(api, followerMetrics);
   log.info({ identity, webhookPort: backend.webhookPort() }, 'waiting for leadership');
   await new Promise<void>((resolve) => {
     if (backend.leader.isLeader()) return resolve();
@@ -136,7 +149,8 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     onError: (err) => log.warn({ err }, 'cluster store'),
     ...o.store,
   });
-  const inScope = (ns: string) => watched.length === 0 || watched.includes(ns);
+  const inScope = (ns: string) => scope.includes(ns) && ns !== cfg.podNamespace;
+  const admission = admissionRules(cfg);
   const credentials =
     cfg.credentialsSource && cfg.sidecarCredentialsSecret
       ? startCredentialsSync({
@@ -185,7 +199,8 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   access = brokerAccess({ cfg, backend, client: bridge.client, password, log });
   const ctl = new Controller({
     core: defaultCore(cfg.policy),
-    backend: access ? withBrokerAccess(rt, access) : rt,
+    // A job created again under an old name gets new credentials: its password is salted by its uid.
+    backend: access ? withBrokerAccess(rt, access, (spec) => jobUid(backend, spec)) : rt,
     store,
     publisher: bridge,
     clock: (origin) => scaledClock({ scale: 1, originMs: origin ?? Date.now() }),
@@ -212,7 +227,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const podOverhead = cfg.sidecarImage ? sidecarRequests(cfg.sidecarResources) : {};
   // Every OptimusJob known before the queue is taken over: a record queued for a job the store did
   // not hold yet (a leader that died before its first flush) would otherwise arrive for an unknown job.
-  await syncJobs(ctl, backend.jobs.list(), podOverhead).catch((err: unknown) =>
+  await syncJobs(ctl, jobsInScope(), podOverhead, admission).catch((err: unknown) =>
     log.warn({ err }, 'job sync'),
   );
   await bridge.open();
@@ -226,9 +241,10 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     async () => {
       // The sidecars of a job's pods mount the credentials from the job's namespace: copy them first.
       await credentials?.sync();
-      const r = await syncJobs(ctl, jobsInScope(), podOverhead);
-      const byId = new Map(jobsInScope().map((e) => [e.id, e.job]));
-      for (const rej of r.rejected) {
+      const r = await syncJobs(ctl, jobsInScope(), podOverhead, admission);
+      const byId = new Map(backend.jobs.list().map((e) => [e.id, e.job]));
+      const elsewhere = outOfScope(backend.jobs.list(), scope, cfg.podNamespace);
+      for (const rej of [...r.rejected, ...elsewhere]) {
         await markRejected(jobApi, rej, new Date().toISOString());
         // Re-sent every sync; the recorder sends an identical event once per de-dup window.
         const job = byId.get(rej.id);
@@ -240,6 +256,11 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
             note: `${rej.reason}: ${rej.error}`,
           });
       }
+      for (const id of r.submitted)
+        if (
+          byId.get(id)?.status?.conditions?.some((c) => c.type === CONDITION.Invalid && c.status === 'True')
+        )
+          await clearRejection(jobApi, id, new Date().toISOString());
       if (r.submitted.length || r.removed.length) log.info(r, 'jobs synced from OptimusJobs');
       if (r.failed.length === 0) return;
       // Informer events may not come again soon: retry the jobs that failed on our own.
@@ -251,20 +272,21 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
     (err) => log.warn({ err }, 'job sync'),
   );
   const offJobs = backend.jobs.onChange(feed);
+  const offNamespaces = backend.onNamespaceChange(feed);
   feed();
-  const token = cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined;
   const source = bindSource(ctl, async () => (await rt.observe()).servers);
   const sampler = startSampler({ source, everyMs: 5000, onError: (err) => log.warn({ err }, 'dashboard') });
   const http: RunningServer = await listen(
     createApp({
       runtime: ctl,
-      token,
+      token: api.token,
+      access: api.access,
       allowSubmit: false,
       dashboard: { source, history: sampler.history },
       logError: (err) => log.error({ err }, 'api error'),
     }),
     cfg.httpPort,
-    '0.0.0.0',
+    api.host,
   );
   log.info({ api: http.url }, 'kubernetes mode ready');
 
@@ -272,6 +294,7 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   const stop = () =>
     (stopping ??= (async () => {
       offJobs();
+      offNamespaces();
       sampler.stop();
       clearTimeout(retry);
       credentials?.stop();
@@ -288,45 +311,46 @@ export async function runKubernetes(o: KubernetesRunOptions): Promise<Kubernetes
   return { backend, controller: ctl, store, httpUrl: http.url, lost, stop };
 }
 
+/** The token, Host/Origin rules and listen address of both the leader's API and a follower's probes. */
+function apiSettings(cfg: ControllerConfig) {
+  return {
+    token: cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined,
+    // Reached by pod IP (probes, Prometheus), Service names and `kubectl port-forward` (localhost).
+    access: {
+      allowedHosts: ['localhost', '.svc', '.svc.cluster.local', ...cfg.httpAllowedHosts],
+      metricsOpen: cfg.metricsOpen,
+    },
+    port: cfg.httpPort,
+    host: cfg.httpHost ?? '0.0.0.0',
+  };
+}
+
 /**
  * Probes and API of a replica that waits for the lease. `/healthz` and `/readyz` answer 200:
  * a follower is healthy and serves the webhook, and a Deployment whose new pods never became
  * ready (they start as followers) could never roll out. `/metrics` carries the webhook's counts
- * (a follower serves admission reviews too). Everything else answers 503 with
- * `Retry-After`, so an API client that reached the follower through the Service retries.
+ * (a follower serves admission reviews too), behind the same token as the leader's. Everything
+ * else answers 503 with `Retry-After`, so an API client that reached the follower through the
+ * Service retries.
  */
-async function followerProbes(port: number, metrics: Registry): Promise<{ close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === '/metrics') {
-      void metrics.metrics().then((text) => {
-        res.writeHead(200, { 'content-type': metrics.contentType });
-        res.end(text);
-      });
-      return;
-    }
-    const probe = path === '/healthz' || path === '/readyz';
-    res.writeHead(probe ? 200 : 503, {
-      'content-type': 'application/json',
-      ...(probe ? {} : { 'retry-after': '5' }),
-    });
-    res.end(
-      JSON.stringify(
-        probe ? { status: 'ok', role: 'follower' } : { error: 'this replica is not the leader; retry' },
-      ),
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '0.0.0.0', () => resolve());
-  });
-  return {
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+async function followerProbes(
+  api: ReturnType<typeof apiSettings>,
+  metrics: Registry,
+): Promise<{ close(): Promise<void> }> {
+  const app = new Hono();
+  app.use(checkHostAndOrigin(api.access.allowedHosts));
+  const open = new Set(['/healthz', '/readyz', ...(api.access.metricsOpen ? ['/metrics'] : [])]);
+  app.use(requireToken(api.token, (path) => open.has(path)));
+  const probe = (c: Context) => c.json({ status: 'ok', role: 'follower' });
+  app.get('/healthz', probe);
+  app.get('/readyz', probe);
+  app.get('/metrics', async (c) =>
+    c.text(await metrics.metrics(), 200, { 'content-type': metrics.contentType }),
+  );
+  app.all('*', (c) =>
+    c.json({ error: 'this replica is not the leader; retry' }, 503, { 'retry-after': '5' }),
+  );
+  return listen(app, api.port, api.host);
 }
 
 /** Calls `fn` for an error whose description was not seen in the last `ms`. */
@@ -358,4 +382,10 @@ function debounce(fn: () => Promise<void>, ms: number, onError: (err: unknown) =
 function sidecarRequests(configured: ControllerConfig['sidecarResources']): Record<string, number> {
   const requests = Object.keys(configured).length ? configured.requests : DEFAULT_SIDECAR_RESOURCES.requests;
   return parseResources(requests);
+}
+
+/** The OptimusJob's uid (what tells this creation of the job from an earlier one of the same name). */
+function jobUid(backend: KubernetesBackend, spec: { namespace: string; name: string }): string | undefined {
+  const id = `${spec.namespace}/${spec.name}`;
+  return backend.jobs.list().find((e) => e.id === id)?.job.metadata.uid;
 }

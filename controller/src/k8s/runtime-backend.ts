@@ -35,6 +35,7 @@ export function toJobSpecInput(
     namespace: job.metadata.namespace,
     name: job.metadata.name,
     mode: spec.mode,
+    ...(spec.progressFrom === undefined ? {} : { progressFrom: spec.progressFrom }),
     batchSize: spec.batchSize,
     ...(spec.model === undefined ? {} : { model: spec.model }),
     stepsPerEpoch: spec.convergence.stepsPerEpoch,

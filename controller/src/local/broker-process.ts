@@ -12,6 +12,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LocalBrokerCredentials } from './broker-credentials';
 import { isAlive, isOurs, spawnNode, type Spawned } from './processes';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -35,6 +36,8 @@ export interface BrokerProcess {
 export interface BrokerProcessOptions {
   readonly dir: string;
   readonly marker: string;
+  /** The broker's key: renewed when a broker is started afresh, kept across reuse and supervised restarts. */
+  readonly credentials: LocalBrokerCredentials;
   /** Told after each restart (and each failed attempt) of a broker that died. */
   readonly onRestart?: (e: { restarts: number; error?: unknown }) => void;
 }
@@ -56,6 +59,8 @@ export async function ensureBrokerProcess(o: BrokerProcessOptions): Promise<Brok
   } else {
     rmSync(info, { force: true });
     await bundle(script);
+    // A new broker, a new key: whatever the last run's passwords were, they open nothing now.
+    o.credentials.renew();
     const started = await spawnBroker({ ...o, info, script, port: 0 });
     [port, current] = [started.port, started.running];
   }
@@ -138,6 +143,7 @@ async function bundle(script: string): Promise<void> {
 async function spawnBroker(o: {
   dir: string;
   marker: string;
+  credentials: LocalBrokerCredentials;
   info: string;
   script: string;
   port: number;
@@ -146,7 +152,12 @@ async function spawnBroker(o: {
   const p = spawnNode({
     script: o.script,
     args: [o.info],
-    env: { ...process.env, OPTIMUS_LOCAL_MARKER: o.marker, OPTIMUS_BROKER_PORT: String(o.port) },
+    env: {
+      ...process.env,
+      OPTIMUS_LOCAL_MARKER: o.marker,
+      OPTIMUS_BROKER_PORT: String(o.port),
+      OPTIMUS_BROKER_KEY_FILE: o.credentials.keyFile,
+    },
     stderrFile: join(o.dir, 'broker.stderr.log'),
   });
   // The broker must outlive a crashed controller: the event loop does not wait for it.

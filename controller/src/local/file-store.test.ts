@@ -48,9 +48,13 @@ describe('FileStore', () => {
     await a.saveDocument(doc);
     await a.close();
     appendFileSync(join(dir, 'records.jsonl'), '{"task":');
-    const b = await new FileStore(dir).load();
+    const store = new FileStore(dir);
+    const b = await store.load();
     expect(b.doc).toEqual(doc);
     expect(b.records.map((r) => r.record.seq)).toEqual([0, 1]);
+    // Cut off and counted: the file ends on its last whole line again.
+    expect(store.integrity.tornTailBytes).toBe('{"task":'.length);
+    expect(readFileSync(join(dir, 'records.jsonl'), 'utf8').endsWith('}\n')).toBe(true);
   });
 
   it('drops, on load, the records of removed jobs and of earlier jobs under the same name', async () => {

@@ -7,13 +7,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RuntimeDocument } from '../runtime/backend';
 import type { WorkloadJob } from './demo-workload';
+import { parseStateDocument } from './file-store-schema';
 
 export function finishedRun(stateDir: string, workload: readonly WorkloadJob[]): { jobs: number } | null {
   const file = join(stateDir, 'store', 'state.json');
   if (!existsSync(file)) return null;
   let doc: RuntimeDocument;
   try {
-    doc = JSON.parse(readFileSync(file, 'utf8')) as RuntimeDocument;
+    doc = parseStateDocument(readFileSync(file, 'utf8'), file, '').doc;
   } catch {
     return null; // the store itself reports a broken document when the run starts
   }

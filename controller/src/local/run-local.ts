@@ -27,10 +27,14 @@ import { JobAccess } from '../broker-access/job-access';
 import { withBrokerAccess } from '../broker-access/with-broker-access';
 import { CONTROLLER_STATUS_TOPIC, type TaskId } from '../../../shared/src/topics';
 import { LocalBackend, type LocalServer } from './backend';
+import { dashboardLink, newApiToken, writeApiToken } from './api-token';
+import { LocalBrokerCredentials } from './broker-credentials';
+import { noticeDisconnects } from './broker-disconnects';
 import { ensureBrokerProcess, killRecordedBroker, type BrokerProcess } from './broker-process';
 import { DEMO_SERVERS, type WorkloadJob } from './demo-workload';
 import { FileStore } from './file-store';
 import { killRecorded, PidRegistry } from './processes';
+import { lockStateDir, type StateLock } from './state-lock';
 import { runSummary, type RunSummary } from './summary';
 import { buildTrainer } from './trainer-bundle';
 
@@ -99,12 +103,22 @@ export interface LocalOptions {
   readonly httpPort: number;
   /** Address the API listens on: loopback unless told otherwise (it can submit and delete jobs). */
   readonly httpHost?: string | undefined;
+  /** The API token (OPTIMUS_API_TOKEN_FILE); a new random one per run when absent (ADR 0031). */
   readonly token?: string | undefined;
+  /** Extra names the API answers to (OPTIMUS_HTTP_ALLOWED_HOSTS); IP literals and localhost always. */
+  readonly allowedHosts?: readonly string[];
+  /** Serve /metrics without the token (OPTIMUS_METRICS_OPEN). */
+  readonly metricsOpen?: boolean;
+  /** The state directory's lock, when the caller took it already (the CLI, before `--fresh`). */
+  readonly lock?: StateLock;
   readonly logLevel: string;
   /** Where the log goes: a file (default `<stateDir>/controller.log`) or `-` for stderr. */
   readonly logFile?: string;
-  /** Told as soon as the HTTP port is bound (the dashboard answers 503 until the run is ready). */
-  readonly onListening?: (url: string) => void;
+  /**
+   * Told as soon as the HTTP port is bound (the dashboard answers 503 until the run is ready):
+   * the API's URL, the dashboard's link with the token, the token's file.
+   */
+  readonly onListening?: (at: { url: string; dashboardUrl: string; tokenFile: string }) => void;
   /** Wall ms a stop waits for an orderly shutdown before it kills what is left (default 10 s). */
   readonly stopDeadlineMs?: number;
   readonly sidecarScript?: string;
@@ -130,6 +144,12 @@ export interface LocalRun {
   readonly backend: LocalBackend;
   readonly http: RunningServer;
   readonly brokerUrl: string;
+  /** The bearer token every API route but /healthz and /readyz needs; also in `<state>/api-token`. */
+  readonly apiToken: string;
+  /** The dashboard's address carrying the token in its fragment. */
+  readonly dashboardUrl: string;
+  /** Read-only broker credentials for monitoring subscribers (embedded broker only). */
+  readonly brokerObserver: { readonly username: string; readonly password: string } | null;
   readonly log: Logger;
   summary(): RunSummary;
   /** Resolves when every job has finished. */
@@ -150,8 +170,11 @@ export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   // Whatever started is stopped again, newest first, if a later step fails: a failed start leaves
   // nothing running (no broker, no tasks, no socket).
   const undo: (() => Promise<void>)[] = [];
+  // Before anything else: a second run on this directory stops here (ADR 0032).
+  const lock = o.lock ?? lockStateDir(dir);
+  undo.push(async () => lock.release());
   try {
-    return await startParts(o, dir, log, undo);
+    return await startParts({ ...o, lock }, dir, log, undo);
   } catch (err) {
     for (const step of undo.reverse()) await step().catch((e: unknown) => log.warn({ err: e }, 'cleanup'));
     throw err;
@@ -176,17 +199,23 @@ async function startParts(
     o.httpHost ?? '127.0.0.1',
   );
   undo.push(() => http.close());
-  o.onListening?.(http.url);
+  // The token before the first line: the dashboard link it prints carries it (ADR 0031).
+  const apiToken = o.token ?? newApiToken();
+  const tokenFile = writeApiToken(dir, apiToken);
+  o.onListening?.({ url: http.url, dashboardUrl: dashboardLink(http.url, apiToken), tokenFile });
   const marker = markerOf(dir);
   const pids = new PidRegistry(join(dir, 'processes.json'));
   const reaped = await pids.reapOrphans(marker);
   if (reaped > 0) log.warn({ reaped }, 'stopped processes a previous controller left running');
   mkdirSync(join(dir, 'bin'), { recursive: true });
-  const broker: BrokerProcess | null = o.brokerUrl
+  // The embedded broker authenticates everyone with keys only this directory holds (ADR 0031).
+  const embedded = o.brokerUrl ? null : new LocalBrokerCredentials(dir);
+  const broker: BrokerProcess | null = !embedded
     ? null
     : await ensureBrokerProcess({
         dir,
         marker,
+        credentials: embedded,
         onRestart: ({ restarts, error }) =>
           error === undefined
             ? log.warn({ restarts }, 'the embedded broker died; started it again on the same port')
@@ -204,6 +233,7 @@ async function startParts(
       script: o.sidecarScript ?? (await ensureSidecarBundle(log)),
       brokerUrl,
       ...(credentials ? { credentials: (task: TaskId) => credentials.sidecarEnv(task) } : {}),
+      ...(embedded ? { credentials: (task: TaskId) => embedded.sidecarEnv(task) } : {}),
     },
     timeScale: o.timeScale,
     restartCostSec: o.restartCostSec,
@@ -212,7 +242,10 @@ async function startParts(
     onError: (err) => log.warn({ err }, 'task bookkeeping'),
   });
   undo.push(() => backend.close());
-  const store = new FileStore(join(dir, 'store'));
+  const store = new FileStore(join(dir, 'store'), {
+    onIntegrity: (e) => log.warn(e, `store: ${integrityWords[e.kind]}`),
+    recovery: `Move it aside to keep it, or start afresh with \`npm run optimus -- local --fresh --state-dir ${dir}\` (which discards this run's state).`,
+  });
   undo.push(() => store.close());
   let controller: Controller | null = null;
   let access: JobAccess | null = null;
@@ -222,14 +255,14 @@ async function startParts(
     url: brokerUrl,
     // A stable id: the broker keeps this persistent session's QoS 1 messages across a crash.
     clientId: 'optimus-controller-local',
-    username: o.brokerUsername,
-    password: o.brokerPassword,
+    ...(embedded ? embedded.controller() : { username: o.brokerUsername, password: o.brokerPassword }),
     onMessage: (t, p) => controller?.handleMessage(t, p),
     onError: (err) => log.warn({ err }, 'mqtt connection'),
     birth: () => ({ topic: CONTROLLER_STATUS_TOPIC, payload: statusPayload('local') }),
     onConnect: () => void access?.reconcile(),
   });
   undo.push(() => bridge.close());
+  noticeDisconnects(bridge, log);
   if (credentials) {
     if (!o.brokerUsername || !o.brokerPassword)
       throw new Error("broker identities (dynsec) need the controller's broker user name and password");
@@ -279,11 +312,15 @@ async function startParts(
   undo.push(async () => sampler.stop());
   app = createApp({
     runtime: ctl,
-    token: o.token,
+    token: apiToken,
+    access: {
+      allowedHosts: [`localhost:${http.port}`, ...(o.allowedHosts ?? [])],
+      metricsOpen: o.metricsOpen ?? false,
+    },
     logError: (err) => log.error({ err }, 'api error'),
     dashboard: { source, history: sampler.history },
   });
-  log.info({ api: http.url, broker: brokerUrl, stateDir: dir }, 'local mode ready');
+  log.info({ api: http.url, broker: brokerUrl, stateDir: dir, tokenFile }, 'local mode ready');
 
   let stopping: Promise<StopReport> | null = null;
   const parts: RunParts = { ctl, http, backend, watermarks, access, bridge, store, broker, pids, log };
@@ -297,6 +334,9 @@ async function startParts(
     backend,
     http,
     brokerUrl,
+    apiToken,
+    dashboardUrl: dashboardLink(http.url, apiToken),
+    brokerObserver: embedded?.observer() ?? null,
     log,
     summary: () => runSummary(ctl, backend),
     // Polling ends with the run too, so a stopped run leaves no timer keeping the process alive.
@@ -306,7 +346,7 @@ async function startParts(
         ordered: stopOrdered,
         parts,
         deadlineMs: o.stopDeadlineMs ?? STOP_DEADLINE_MS,
-      })),
+      }).finally(() => o.lock?.release())),
   };
 }
 
@@ -415,6 +455,18 @@ function scheduleWorkload(
     },
   };
 }
+
+const integrityWords = {
+  'torn-tail': 'cut the torn last line of the record log (a write cut short; never acknowledged)',
+  quarantined: 'moved lines that are not records out of the record log (see the quarantine file)',
+  'missing-at-start':
+    'the record log holds fewer records than the last saved state counted: acknowledged records are missing',
+  truncated:
+    'the record log was cut by something else while running: acknowledged records are gone from disk',
+  removed: 'the record log was removed by something else while running; restored it',
+  replaced:
+    'the record log was replaced by something else while running; restored ours and kept the other aside',
+} as const;
 
 async function waitFor(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise((r) => setTimeout(r, 200));

@@ -6,6 +6,20 @@ import type { TaskId } from '../../../shared/src/topics';
 import type { JobFiles } from './job-files';
 import { spawnNode, type Spawned } from './processes';
 
+/**
+ * How long a local sidecar whose worker ended waits for the controller's confirmation after the
+ * controller's last chance to give it (ADR 0029): long enough for a controller on a loaded machine
+ * to come back to a restarted broker, subscribe and confirm. Sidecars of a live run never leave
+ * unconfirmed records within it: the controller that started them is the one that confirms.
+ */
+export const LOCAL_CONFIRM_WAIT_SEC = 30;
+/**
+ * The drains after a crash of the previous controller run before the controller connects, so
+ * nobody can confirm them: they hand their records to the broker (the controller's persistent
+ * session keeps them) and leave after this much.
+ */
+export const DRAIN_CONFIRM_WAIT_SEC = 5;
+
 /** What every sidecar of a local run shares: the bundle, the broker, and how it gets credentials. */
 export interface SidecarSettings {
   readonly script: string;
@@ -23,6 +37,8 @@ export interface SidecarLaunch extends SidecarSettings {
   readonly perWorkerBatch: number;
   /** Marks the process as ours (environment), for orphan clean-up after a crash. */
   readonly marker: string;
+  /** OPTIMUS_CONFIRM_WAIT_SEC (default {@link LOCAL_CONFIRM_WAIT_SEC}). */
+  readonly confirmWaitSec?: number;
 }
 
 export function spawnSidecar(o: SidecarLaunch): Spawned {
@@ -53,10 +69,7 @@ export function spawnSidecar(o: SidecarLaunch): Spawned {
     // Local runs are short and time is accelerated: notice the done marker and reconnect quickly.
     OPTIMUS_POLL_MS: '200',
     OPTIMUS_RECONNECT_MAX_MS: '1000',
-    // A sidecar that drains a log while no controller listens (after a crash) must not wait long for
-    // confirmations: the broker queues its records, its outbox keeps them, and the next sidecar of
-    // the task (or the next drain) sends them again until the controller confirms (ADR 0012).
-    OPTIMUS_CONFIRM_WAIT_SEC: '5',
+    OPTIMUS_CONFIRM_WAIT_SEC: String(o.confirmWaitSec ?? LOCAL_CONFIRM_WAIT_SEC),
     OPTIMUS_LOCAL_MARKER: o.marker,
     // A controller killed with SIGKILL signals nobody: the sidecar watches it (as the trainer does).
     OPTIMUS_PARENT_PID: String(process.pid),

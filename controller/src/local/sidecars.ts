@@ -9,7 +9,20 @@ import { perWorkerBatch } from '../runtime/job-spec';
 import { JobFiles } from './job-files';
 import type { PidRegistry } from './processes';
 import { awaitOrStop, type Spawned } from './processes';
-import { spawnSidecar, type SidecarSettings } from './sidecar-process';
+import {
+  DRAIN_CONFIRM_WAIT_SEC,
+  LOCAL_CONFIRM_WAIT_SEC,
+  spawnSidecar,
+  type SidecarSettings,
+} from './sidecar-process';
+
+/**
+ * How long a draining sidecar is waited for before it is stopped: beyond its own confirmation wait
+ * (it never leaves earlier with unconfirmed records while the controller lives, ADR 0029), plus time
+ * to reconnect to a restarted broker and to send what it holds.
+ */
+const DRAIN_WAIT_MS = (LOCAL_CONFIRM_WAIT_SEC + 15) * 1000;
+const LEFTOVER_WAIT_MS = (DRAIN_CONFIRM_WAIT_SEC + 10) * 1000;
 
 export interface LocalSidecarsOptions {
   readonly settings: SidecarSettings;
@@ -37,10 +50,13 @@ export class LocalSidecars {
     });
   }
 
-  /** Drains: the done marker makes it read the log to its end, deliver and exit (bounded wait). */
+  /**
+   * Drains: the done marker makes it read the log to its end, deliver and exit once the controller
+   * confirmed everything (or had its wait, ADR 0029); stopped if it takes longer than that.
+   */
   async stop(files: JobFiles, index: number, sidecar: Spawned): Promise<void> {
     writeFileSync(files.doneMarker(index), '');
-    await awaitOrStop(sidecar, 10_000);
+    await awaitOrStop(sidecar, DRAIN_WAIT_MS);
   }
 
   /**
@@ -59,8 +75,15 @@ export class LocalSidecars {
         `${new Date().toISOString()} optimus-local: controller restarted; delivering the rest of this log\n`,
       );
       writeFileSync(files.doneMarker(index), '');
-      const s = this.spawn({ namespace, name, files, index, perWorkerBatch: 1 });
-      drains.push(awaitOrStop(s, 15_000));
+      const s = this.spawn({
+        namespace,
+        name,
+        files,
+        index,
+        perWorkerBatch: 1,
+        confirmWaitSec: DRAIN_CONFIRM_WAIT_SEC,
+      });
+      drains.push(awaitOrStop(s, LEFTOVER_WAIT_MS));
     }
     await Promise.all(drains);
     return drains.length;
@@ -72,6 +95,7 @@ export class LocalSidecars {
     files: JobFiles;
     index: number;
     perWorkerBatch: number;
+    confirmWaitSec?: number;
   }): Spawned {
     const s = spawnSidecar({ ...o, ...this.o.settings, marker: this.o.marker });
     this.o.pids.add(s.child.pid, `${o.name} sidecar-${o.index}`, 'sidecar');

@@ -40,13 +40,13 @@ describe('neverFits', () => {
       name: 'worker too large for every server',
       ps: demand(1, 2),
       worker: demand(32, 4),
-      want: /a worker needs cpu 32, memory 4 GiB.*largest: cpu 16, memory 32 GiB/,
+      want: /a worker needs cpu 32 cores, memory 4 GiB.*largest: cpu 16 cores, memory 32 GiB/,
     },
     {
       name: 'cpu fits one, memory the other',
       ps: demand(12, 24),
       worker: demand(1, 1),
-      want: /a parameter server needs cpu 12, memory 24 GiB/,
+      want: /a parameter server needs cpu 12 cores, memory 24 GiB/,
     },
     {
       name: 'a resource no server offers',
@@ -61,6 +61,14 @@ describe('neverFits', () => {
       if (c.want === null) expect(got).toBeNull();
       else expect(got).toMatch(c.want);
     });
+
+  // Issue 30: `memory: 2` (2 bytes, as in Kubernetes) was reported as "memory 0 GiB".
+  it('says memory in bytes in the unit that shows the figure, and what a GiB count would be', () => {
+    const got = neverFits({ psDemand: { cpu: 1 }, workerDemand: { cpu: 64, memory: 2 } }, servers);
+    expect(got).toBe(
+      'a worker needs cpu 64 cores, memory 2 B, more than any server offers (largest: cpu 16 cores, memory 32 GiB); memory is in bytes: 2 GiB is 2147483648',
+    );
+  });
 
   it('refuses nothing while no server is known', () => {
     expect(neverFits({ psDemand: demand(999, 999), workerDemand: demand(1, 1) }, [])).toBeNull();

@@ -2,7 +2,7 @@
  * Jobs that can never run: a task (one PS or one worker) larger than every server, even an empty
  * one. Refused at submission rather than left waiting forever. Pure.
  */
-import { GiB, RESOURCE_MEMORY, type Resources } from '../../../shared/src/units';
+import { formatAmount, RESOURCE_MEMORY, type Resources } from '../../../shared/src/units';
 import type { ServerSnapshot } from '../scheduling/types';
 import type { JobSpec } from './job-spec';
 import { plural } from '../scheduling/words';
@@ -24,7 +24,7 @@ export function neverFits(
     ['worker', spec.workerDemand],
   ] as const) {
     if (servers.some((s) => holds(s.capacity, demand))) continue;
-    return `a ${role} needs ${describe(demand)}, more than any server offers (largest: ${largest(servers, demand)})`;
+    return `a ${role} needs ${describe(demand)}, more than any server offers (largest: ${largest(servers, demand)})${bytesHint(demand)}`;
   }
   return null;
 }
@@ -47,9 +47,14 @@ function largest(servers: readonly ServerSnapshot[], demand: Resources): string 
     .join(', ');
 }
 
-function formatAmount(resource: string, v: number): string {
-  if (resource === RESOURCE_MEMORY) return `${+(v / GiB).toFixed(2)} GiB`;
-  return String(+v.toFixed(3));
+/** Below this, a memory demand is surely a count of GiB written as bytes (`memory: 2`). */
+const SUSPICIOUS_BYTES = 1024 ** 2;
+
+/** `memory: 2` is 2 bytes, as in Kubernetes; say so when the figure looks like a GiB count. */
+function bytesHint(demand: Resources): string {
+  const m = demand[RESOURCE_MEMORY];
+  if (m === undefined || m <= 0 || m >= SUSPICIOUS_BYTES) return '';
+  return `; memory is in bytes: ${m} GiB is ${m * 1024 ** 3}`;
 }
 
 /** Why a shape lies outside the job's PS/worker limits, or null when it lies within them. */

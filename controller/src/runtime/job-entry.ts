@@ -126,6 +126,13 @@ export function jobView(e: JobEntry, clock: Clock, rolloutInFlight = false): Rec
     namespace: rec.spec.namespace,
     name: rec.spec.name,
     mode: rec.spec.mode,
+    demand: { ps: rec.spec.psDemand, worker: rec.spec.workerDemand },
+    limits: {
+      minPs: rec.spec.minPs,
+      maxPs: rec.spec.maxPs,
+      minWorkers: rec.spec.minWorkers,
+      maxWorkers: rec.spec.maxWorkers,
+    },
     phase: rec.phase,
     state: entryState(e, rolloutInFlight),
     reason: rec.reason,

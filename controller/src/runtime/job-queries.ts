@@ -6,6 +6,7 @@ import type { Core } from './core';
 import { outsideLimits } from './fit-check';
 import { entryState, type JobEntry } from './job-entry';
 import { JOB_STATES, type JobState } from './job-state';
+import { roundSec } from './clock';
 import { remainingTime, refitJob } from './refit';
 
 /** Predicted remaining job seconds of a job at a shape (its current models, or a fit made now). */
@@ -23,11 +24,22 @@ export function whatIf(
     shape: { ps, workers },
     withinLimits: outside === null,
     ...(outside !== null && { note: outside }),
-    predictedRemainingSec: remainingTime(models, { ps, workers }),
-    stepsPerSec: models.speed.predict(ps, workers),
-    remainingSteps: models.remaining,
+    predictedRemainingSec: rounded(remainingTime(models, { ps, workers }), roundSec),
+    stepsPerSec: rounded(models.speed.predict(ps, workers), significant),
+    remainingSteps: rounded(models.remaining, Math.round),
     fitted: models.speedFitted && models.convergence.status === 'ok',
   };
+}
+
+/** Four significant digits: a speed's model is not better than that, and JSON shows no float noise. */
+const significant = (x: number): number => (Number.isFinite(x) ? +x.toPrecision(4) : x);
+
+/** Every number of a flat object rounded by `round` (the what-if is read by people, as on the dashboard). */
+function rounded<T extends object | null>(o: T, round: (x: number) => number): T {
+  if (o === null) return o;
+  return Object.fromEntries(
+    Object.entries(o).map(([k, v]) => [k, typeof v === 'number' ? round(v) : v]),
+  ) as T;
 }
 
 /** Jobs per state (every state present, zeros included); `inFlight` says which jobs are mid-rollout. */

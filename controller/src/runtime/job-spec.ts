@@ -7,7 +7,12 @@ import { nameSegmentSchema } from '../../../shared/src/topics';
 import { perWorkerBatch as perWorkerBatchOf } from './batch';
 import { roleConstraintsSchema } from './node-constraint-schema';
 
-const resources = z.record(z.string().min(1), z.number().finite().min(0));
+/** Base units of `shared/src/units.ts`, as Kubernetes' own: a bare number is cores, bytes, devices. */
+const resources = z
+  .record(z.string().min(1), z.number().finite().min(0))
+  .describe(
+    'Kubernetes resource name → amount in base units: `cpu` in cores (0.5 = 500m), `memory` in bytes (2 GiB = 2147483648, not 2), `nvidia.com/gpu` in devices',
+  );
 
 /** Ground truth of an emulated job (local mode only): how fast it really runs and how its loss falls. */
 export const emulationSchema = z
@@ -29,9 +34,21 @@ export const jobSpecSchema = z
     namespace: nameSegmentSchema.default('default'),
     name: nameSegmentSchema,
     mode: z.enum(['sync', 'async']).default('sync'),
+    /**
+     * Which task's log tells the job's progress: its workers (MXNet, PyTorch), or its coordinator —
+     * the `scheduler` task, TF 2.x ParameterServerStrategy's chief, whose `Model.fit` prints the
+     * job's global steps, loss and step time while the workers print nothing.
+     */
+    progressFrom: z.enum(['workers', 'coordinator']).default('workers'),
     /** Sync: the global batch M (per-worker batch ⌊M/w⌋). Async: the per-worker batch. See `batch.ts`. */
-    batchSize: z.number().int().positive(),
-    stepsPerEpoch: z.number().int().positive(),
+    batchSize: z
+      .number()
+      .int()
+      .positive()
+      .describe(
+        'samples per step: sync, the global batch (per worker ⌊batchSize/workers⌋); async, per worker',
+      ),
+    stepsPerEpoch: z.number().int().positive().describe('training steps (mini-batches) per epoch'),
     /**
      * Convergence rule: per-epoch normalised loss decrease below `threshold` for `patience` epochs.
      * `stopsJob: false`: the rule only predicts; the program ends the job itself (fixed epochs).
@@ -45,9 +62,18 @@ export const jobSpecSchema = z
       .strict()
       .default({ threshold: 0.02, patience: 2 }),
     /** A prior on the epochs needed, used until the convergence model is fitted. */
-    maxEpochs: z.number().int().positive().default(50),
-    psDemand: resources,
-    workerDemand: resources,
+    maxEpochs: z
+      .number()
+      .int()
+      .positive()
+      .default(50)
+      .describe('a prior on the epochs needed, used until the convergence model is fitted'),
+    psDemand: resources.describe(
+      'what one parameter server holds; amounts in base units: `cpu` in cores, `memory` in bytes (2 GiB = 2147483648, not 2), `nvidia.com/gpu` in devices',
+    ),
+    workerDemand: resources.describe(
+      'what one worker holds; amounts in base units: `cpu` in cores, `memory` in bytes (4 GiB = 4294967296, not 4), `nvidia.com/gpu` in devices',
+    ),
     minPs: z.number().int().min(1).default(1),
     maxPs: z.number().int().min(1).default(4),
     minWorkers: z.number().int().min(1).default(1),

@@ -113,6 +113,70 @@ describe('createBridge: nothing acknowledged before the runtime is ready (ADR 00
   });
 });
 
+describe('birth: announced only once the controller listens (ADR 0029)', () => {
+  it('a record published on seeing the birth reaches the controller, on a first connect and after a restart', async () => {
+    // The broker grants the controller's subscription 300 ms late: a birth sent before the SUBACK
+    // would make the sidecars resend into a broker that has nobody to give the records to.
+    const slowSubscribe = (client: { id: string }, sub: unknown, done: (e: null, s: unknown) => void): void =>
+      void setTimeout(() => done(null, sub), client.id === 'bridge-announce' ? 300 : 0);
+    const listen = async (port: number): Promise<{ close(): Promise<void>; port: number }> => {
+      const aedes = await Aedes.createBroker({ authorizeSubscribe: slowSubscribe as never });
+      const sockets = new Set<net.Socket>();
+      const server = net.createServer((s) => {
+        sockets.add(s);
+        aedes.handle(s);
+      });
+      await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+      return {
+        port: (server.address() as AddressInfo).port,
+        close: async () => {
+          for (const s of sockets) s.destroy();
+          await new Promise<void>((r) => aedes.close(() => r()));
+          await new Promise<void>((r) => server.close(() => r()));
+        },
+      };
+    };
+    let b = await listen(0);
+    const url = `mqtt://127.0.0.1:${b.port}`;
+    const got: string[] = [];
+    let births = 0;
+    bridge = createBridge({
+      url,
+      clientId: 'bridge-announce',
+      onMessage: (_t, p) => got.push(String(p)),
+      birth: () => ({
+        topic: 'optimus/v1/controller/status',
+        payload: JSON.stringify({ v: 1, state: 'online', ts: ++births }),
+      }),
+    });
+    // A sidecar stand-in: on every birth it sends what it holds, at once.
+    const sidecar = await mqtt.connectAsync(url, { clientId: 'optimus.ml.a.worker.0', reconnectPeriod: 50 });
+    sidecar.on('message', (_t, p) => {
+      const { ts } = JSON.parse(String(p)) as { ts: number };
+      void sidecar.publishAsync('optimus/v1/ml/a/worker/0/metrics', `sent on birth ${ts}`, { qos: 1 });
+    });
+    const watchBirth = (): Promise<unknown> =>
+      sidecar.subscribeAsync('optimus/v1/controller/status', { qos: 0 });
+    try {
+      await watchBirth();
+      await bridge.open();
+      for (let i = 0; i < 100 && got.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(got).toEqual(['sent on birth 1']);
+      await b.close();
+      b = await listen(b.port);
+      for (let i = 0; i < 100 && !sidecar.connected; i++) await new Promise((r) => setTimeout(r, 20));
+      await watchBirth();
+      for (let i = 0; i < 150 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(got).toEqual(['sent on birth 1', 'sent on birth 2']);
+    } finally {
+      await sidecar.endAsync(true);
+      await bridge.close();
+      bridge = undefined;
+      await b.close();
+    }
+  });
+});
+
 describe('open', () => {
   it('subscribes again when the connection drops before the SUBACK (it does not fail the start)', async () => {
     let drops = 2;

@@ -6,6 +6,11 @@
  * unconnected and opened only once the runtime is ready: the persistent session's queued messages
  * stay at the broker, unacknowledged, until then (a controller killed while it recovers loses none),
  * and each message is handed to `onMessage` synchronously before mqtt.js sends its PUBACK.
+ *
+ * The birth message (the controller's `online` status) goes out only once the controller listens:
+ * at once on a resumed session, after the SUBACK on a new one (a broker restarted without its state).
+ * Sidecars resend everything unconfirmed when they see it (ADR 0012, 0029); sent before the
+ * subscription, those resends would reach a broker that has nobody to give them to.
  */
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { CONTROLLER_STATUS_TOPIC, METRICS_FILTER, STATUS_FILTER } from '../../../shared/src/topics';
@@ -30,8 +35,9 @@ export interface BridgeOptions {
   /** Errors after the first CONNACK (connection resets, keep-alive timeouts); mqtt.js reconnects by itself. */
   readonly onError?: (err: Error) => void;
   /**
-   * Published, retained, after every connect: a broker restarted without its state must learn the
-   * controller's `online` status again (the Last Will covers `offline`).
+   * Published, retained, after every connect once the subscriptions are in place: a broker restarted
+   * without its state must learn the controller's `online` status again (the Last Will covers
+   * `offline`).
    */
   readonly birth?: () => { readonly topic: string; readonly payload: string };
   /** Called after every connect (first and reconnects), e.g. to reconcile broker identities. */
@@ -54,14 +60,25 @@ export function createBridge(o: BridgeOptions): MqttBridge {
   client.on('message', (topic, payload) => o.onMessage(topic, payload));
   let opened = false;
   let connects = 0;
-  client.on('connect', (ack) => {
-    connects += 1;
+  let announced = 0;
+  /** The birth of connection `n`, once, and only while that connection is the current one. */
+  const announce = (n: number): void => {
+    if (n !== connects || announced === n || !client.connected) return;
+    announced = n;
     const birth = o.birth?.();
     if (birth) void client.publishAsync(birth.topic, birth.payload, { qos: 1, retain: true }).catch(noop);
-    // A broker that lost its state (no persistence) lost our subscriptions with the session
-    // (the first connect subscribes in `open`).
-    if (!ack.sessionPresent && connects > 1)
-      client.subscribe([METRICS_FILTER, STATUS_FILTER], { qos: 1 }, (err) => err && o.onError?.(err));
+  };
+  client.on('connect', (ack) => {
+    connects += 1;
+    const n = connects;
+    if (ack.sessionPresent) announce(n);
+    // A broker that lost its state (no persistence) lost our subscriptions with the session (the
+    // first connect subscribes in `open`, and announces after it).
+    else if (n > 1)
+      client.subscribe([METRICS_FILTER, STATUS_FILTER], { qos: 1 }, (err) => {
+        if (err) o.onError?.(err);
+        else announce(n);
+      });
     o.onConnect?.(client);
   });
   return {
@@ -99,6 +116,7 @@ export function createBridge(o: BridgeOptions): MqttBridge {
         client.connect();
       });
       await subscribeUntil(client, Date.now() + (o.openTimeoutMs ?? OPEN_DEADLINE_MS));
+      announce(connects);
     },
     async publish(topic, payload, { retain }) {
       const sent = client.publishAsync(topic, payload, { qos: 1, retain });
@@ -133,6 +151,9 @@ function clientOptions(o: BridgeOptions): IClientOptions {
     manualConnect: true,
     reconnectPeriod: 500,
     connectTimeout: 10_000,
+    // We subscribe again ourselves after a session was lost, and announce ourselves after its SUBACK;
+    // mqtt.js's own resubscription would make ours a no-op whose callback says nothing about it.
+    resubscribe: false,
     will: {
       topic: CONTROLLER_STATUS_TOPIC,
       payload: Buffer.from(JSON.stringify({ v: 1, state: 'offline', ts: Date.now(), id: o.clientId })),

@@ -49,18 +49,21 @@ export class JobObservations {
   constructor(private readonly spec: JobSpec) {}
 
   add(task: TaskId, r: MetricsRecord, spans: readonly ShapeSpan[]): void {
-    if (task.role !== 'worker') return;
+    const coordinator = this.spec.progressFrom === 'coordinator';
+    if (coordinator ? task.role !== 'scheduler' || task.index !== 0 : task.role !== 'worker') return;
     this.records += 1;
     this.version += 1;
     const spanIndex = findSpan(spans, r.ts);
     const span = spanIndex === -1 ? undefined : spans[spanIndex];
     const workers = span?.shape.workers ?? 1;
-    const step = this.globalStep(r, workers);
+    // The coordinator counts the job's steps itself: its batch counter is already global.
+    const step = this.globalStep(r, coordinator ? 1 : workers);
     if (step !== null) this.maxStep = Math.max(this.maxStep, step);
     // Worker 0's loss stands for the job (sync workers share parameters, async ones nearly so).
     if (task.index === 0 && r.loss !== null && step !== null && r.kind !== 'validation') {
       this.setLoss(step, r.loss);
     }
+    if (coordinator) return this.addCoordinatorSpeed(spanIndex, r);
     if (r.kind !== 'batch' || r.samplesPerSec === null || span === undefined) return;
     // Clamped like every figure the models derive: the wire bounds each input, not their quotients.
     const stepsPerSec = clamp(
@@ -123,8 +126,9 @@ export class JobObservations {
       const means = [...workers.values()].filter((w) => w.n > 0).map((w) => ({ mean: w.sum / w.n, n: w.n }));
       if (means.length === 0) continue;
       const sum = means.reduce((a, m) => a + m.mean, 0);
-      const speed =
-        this.spec.mode === 'sync' ? sum / means.length : (sum / means.length) * span.shape.workers;
+      // Sync workers share each step; async ones add up — unless the one reporter is the coordinator.
+      const total = this.spec.mode === 'async' && this.spec.progressFrom !== 'coordinator';
+      const speed = total ? (sum / means.length) * span.shape.workers : sum / means.length;
       const n = means.reduce((a, m) => a + m.n, 0);
       const key = `${span.shape.ps}x${span.shape.workers}`;
       const acc = byShape.get(key) ?? { ...span.shape, total: 0, weight: 0 };
@@ -138,6 +142,14 @@ export class JobObservations {
       stepsPerSec: s.total / s.weight,
       weight: s.weight,
     }));
+  }
+
+  /**
+   * Speed records a sample shape needs before it is measured: `perReporter` from each task that
+   * reports speed (every worker, or the one coordinator).
+   */
+  samplesNeeded(perReporter: number, workers: number): number {
+    return perReporter * (this.spec.progressFrom === 'coordinator' ? 1 : workers);
   }
 
   /** Records with speed at the span `index` (warm-up excluded), summed over workers. */
@@ -162,6 +174,23 @@ export class JobObservations {
     return out;
   }
 
+  /**
+   * The coordinator's step rate is the job's: one speed per record, from its step time (an epoch
+   * line's average is the best there is) or its rate, kept as worker 0's so the sample is not
+   * multiplied by the workers again.
+   */
+  private addCoordinatorSpeed(span: number, r: MetricsRecord): void {
+    if (span === -1 || (r.kind !== 'batch' && r.kind !== 'epoch')) return;
+    const stepsPerSec =
+      r.stepTime !== null && r.stepTime > 0
+        ? 1 / r.stepTime
+        : r.samplesPerSec !== null
+          ? r.samplesPerSec / perWorkerBatch(this.spec, 1)
+          : null;
+    if (stepsPerSec === null || !Number.isFinite(stepsPerSec)) return;
+    this.addSpeed(span, 0, clamp(stepsPerSec, 0, BOUNDS.samplesPerSec.max), r.stepTime);
+  }
+
   private addSpeed(span: number, worker: number, stepsPerSec: number, stepTime: number | null): void {
     let m = this.speeds.get(span);
     if (!m) this.speeds.set(span, (m = new Map<number, WorkerStats>()));
@@ -184,9 +213,17 @@ export class JobObservations {
     // A checkpoint line says nothing about progress that the epoch lines have not said.
     if (r.epoch === null || r.kind === 'checkpoint') return null;
     const base = r.epoch * this.spec.stepsPerEpoch;
-    if (r.kind === 'epoch') return safeStep(r.batch === null ? base + this.spec.stepsPerEpoch : base);
-    if (r.batch === null) return null;
     const perWorker = this.spec.mode === 'async' ? workers : 1;
+    // An epoch summary without a batch (MXNet's `Train-accuracy`) ends the epoch; one with a batch
+    // (Keras' `500/500`, Lightning's `938/938`) says how far the epoch went.
+    if (r.kind === 'epoch')
+      return safeStep(
+        base +
+          (r.batch === null
+            ? this.spec.stepsPerEpoch
+            : Math.min(this.spec.stepsPerEpoch, r.batch * perWorker)),
+      );
+    if (r.batch === null) return null;
     return safeStep(base + Math.min(this.spec.stepsPerEpoch, (r.batch + 1) * perWorker));
   }
 }

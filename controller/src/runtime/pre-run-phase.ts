@@ -131,7 +131,8 @@ function stepOf(
   if (!want) return endPreRun(e);
   if (!cur) return startSample(ctx, e, want, free);
   if (!same(cur.shape, want)) return moveTo(ctx, e, cur, [want], free, 0);
-  const enough = e.obs.samplesInSpan(rec.spans.length - 1) >= ctx.recordsPerWorker * cur.shape.workers;
+  const enough =
+    e.obs.samplesInSpan(rec.spans.length - 1) >= e.obs.samplesNeeded(ctx.recordsPerWorker, cur.shape.workers);
   if (!enough) return null;
   const rest = pre.shapes.slice(pre.done + 1);
   if (rest.length === 0) return endPreRun(e);

@@ -68,7 +68,7 @@ export class TelemetrySink {
     if (!live) return 'stored';
     const soon = (RECORD_ROUND_DELAY_SEC * 1000) / this.o.clock().scale;
     if (e.rec.phase === 'pre-run' && e.current) {
-      const target = this.o.recordsPerWorker * e.current.shape.workers;
+      const target = e.obs.samplesNeeded(this.o.recordsPerWorker, e.current.shape.workers);
       if (e.obs.samplesInSpan(e.rec.spans.length - 1) >= target) this.o.requestRound('pre-run', soon);
     }
     // Done is the convergence rule on the logged loss: act on it soon, not at the next interval.

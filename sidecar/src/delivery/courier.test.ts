@@ -98,9 +98,43 @@ describe('Courier', () => {
     expect(c.pendingEntries().map((e) => e.seq)).toEqual([0, 3]);
     c.onStored(0, 0);
     expect(stored).toEqual([2]);
-    c.onStored(0, 9);
+    c.onStored(0, 3);
     expect(stored).toEqual([2, 3]);
     expect(c.pendingCount).toBe(0);
+  });
+
+  it('refuses and counts a watermark beyond what it sent; it never trims the outbox (ADR 0029)', () => {
+    const { c, link, stored } = make({ window: 2 });
+    c.enqueueAll([entry(0), entry(1), entry(2), entry(3)]); // 2 and 3 wait for room in the window
+    ackAll(c, link);
+    link.sent.length = 0;
+    expect(c.onStored(0, 9)).toBe('refused'); // seqs never queued
+    expect(c.onStored(2, 3)).toBe('refused'); // queued, not yet published
+    expect(c.onStored(0, 2)).toBe('refused'); // reaches one record not yet published
+    expect([c.refusedWatermarks, c.pendingCount, stored]).toEqual([3, 4, []]);
+    expect(c.onStored(0, 1)).toBe('accepted');
+    expect([c.pendingCount, stored]).toEqual([2, [1]]);
+  });
+
+  it('takes a watermark for records numbered before it started (a restart resends them)', () => {
+    const stored: number[] = [];
+    const c = new Courier({
+      topic: 't',
+      window: 4,
+      ratePerSec: 1000,
+      maxBatch: 1,
+      resendAfterMs: 10_000,
+      now: () => now,
+      numberedThrough: 41,
+      onStoredThrough: (s) => stored.push(s),
+    });
+    const link = fakeLink();
+    c.attach(link);
+    c.enqueueAll([entry(40), entry(41)]);
+    expect(c.onStored(0, 39)).toBe('accepted'); // a predecessor's records: nothing here to trim
+    expect(c.onStored(0, 41)).toBe('accepted');
+    expect(stored).toEqual([41]);
+    expect(c.onStored(0, 42)).toBe('refused');
   });
 
   it('sends a batch in one flush and asks for acknowledgements only when they gate progress', () => {

@@ -9,6 +9,10 @@
  * acknowledged but the controller never confirmed is sent again: after every reconnect (the broker may
  * have lost it), when a new controller comes online, and when it has waited `resendAfterMs` (doubling
  * while nothing is confirmed). Duplicates are harmless: the controller de-duplicates on (task, seq).
+ *
+ * A watermark is taken only for records this process has sent (ADR 0029): one that reaches past the
+ * last seq ever queued, or over a queued record not yet published, is refused and counted, and never
+ * trims the outbox. Who may publish watermarks at all is the broker's to enforce (per-task ACLs).
  */
 import { MAX_BATCH_RECORDS } from '../../../shared/src/schemas';
 import type { OutboxEntry } from './outbox';
@@ -44,7 +48,15 @@ export interface CourierOptions {
   now: () => number;
   /** The packet id reserved for SUBSCRIBE, never used for a publish. */
   reservedPacketId?: number;
+  /**
+   * The highest seq numbered before this process started (its saved `nextSeq` − 1): the ceiling of
+   * a watermark until records above it are queued. Default −1.
+   */
+  numberedThrough?: number;
 }
+
+/** What became of a watermark. */
+export type WatermarkOutcome = 'accepted' | 'refused';
 
 interface Slot {
   entry: OutboxEntry;
@@ -80,11 +92,16 @@ export class Courier {
   private notAcked = 0;
   private controlsInFlight = 0;
   private controllerOnline = true;
+  /** The highest seq ever queued (or numbered before this process started). */
+  private queuedThrough: number;
   /** Times unconfirmed records were sent again (for logs and tests). */
   resends = 0;
+  /** Watermarks refused: beyond what this process sent (ADR 0029). */
+  refusedWatermarks = 0;
 
   constructor(private readonly opts: CourierOptions) {
     this.window = opts.window;
+    this.queuedThrough = opts.numberedThrough ?? -1;
     this.pacer = new Pacer(opts.ratePerSec, opts.now, this.capacity());
   }
 
@@ -131,8 +148,10 @@ export class Courier {
   /** Queues entries in order and sends what the window allows, in one write. */
   enqueueAll(entries: readonly OutboxEntry[]): void {
     if (entries.length === 0) return;
-    for (const entry of entries)
+    for (const entry of entries) {
       this.queue.push({ entry, stored: false, acked: false, sent: false, inflight: false, ackedAt: 0 });
+      if (entry.seq > this.queuedThrough) this.queuedThrough = entry.seq;
+    }
     this.unstored += entries.length;
     this.notAcked += entries.length;
     this.pump();
@@ -160,9 +179,19 @@ export class Courier {
     } else this.armResend();
   }
 
-  /** A watermark: every seq in [from, through] is stored. */
-  onStored(from: number, through: number): void {
-    let i = this.firstAtOrAfter(from);
+  /**
+   * A watermark: every seq in [from, through] is stored. Refused (and counted) when it covers a seq
+   * this process never queued, or a queued record it has not published yet: the controller cannot
+   * have stored what was never sent, so such a watermark is forged or confused, and it must not let
+   * records go.
+   */
+  onStored(from: number, through: number): WatermarkOutcome {
+    const first = this.firstAtOrAfter(from);
+    if (through > this.queuedThrough || this.unsentWithin(first, through)) {
+      this.refusedWatermarks++;
+      return 'refused';
+    }
+    let i = first;
     let progress = false;
     for (; i < this.queue.length; i++) {
       const s = this.queue[i] as Slot;
@@ -173,9 +202,10 @@ export class Courier {
       if (!s.acked) this.notAcked--;
       progress = true;
     }
-    if (!progress) return;
+    if (!progress) return 'accepted';
     this.backoff = 1;
     this.advanceHead();
+    return 'accepted';
   }
 
   /** Publishes a retained control message (status) outside the record queue; resolves with success. */
@@ -351,6 +381,16 @@ export class Courier {
       else hi = mid;
     }
     return lo;
+  }
+
+  /** True when a queued record from index `i` up to seq `through` has never been published. */
+  private unsentWithin(i: number, through: number): boolean {
+    for (; i < this.queue.length; i++) {
+      const s = this.queue[i] as Slot;
+      if (s.entry.seq > through) return false;
+      if (!s.sent && !s.stored) return true;
+    }
+    return false;
   }
 
   /** Burst size: the in-flight window, but never more than one second's worth of the rate. */

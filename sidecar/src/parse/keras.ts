@@ -1,6 +1,8 @@
 /**
  * Keras progress bars (Keras 3 `━━━` and Keras 2 `[====>...]`): `Epoch 3/10` sets the epoch, then
- * `12/100 ━━━━ 1s 10ms/step - accuracy: 0.9000 - loss: 0.3100` lines redraw with `\r`.
+ * `12/100 ━━━━ 1s 10ms/step - accuracy: 0.9000 - loss: 0.3100` lines redraw with `\r`; Keras 2's
+ * `verbose=2` prints one line per epoch, `500/500 - 21s - loss: 0.2512 - 21s/epoch - 42ms/step`.
+ * A TF 2.x ParameterServerStrategy job prints them on its coordinator (chief) only.
  * Epochs are reported 0-based like MXNet's (`Epoch 1/10` is epoch 0).
  */
 import { type LineParser, type ParseResult, num, parsed, putMetric, RECOGNIZED } from './types';
@@ -27,7 +29,10 @@ export function kerasParser(): LineParser {
       const m = PROGRESS.exec(line);
       if (m === null) return null;
       const metrics: Record<string, number> = {};
-      for (const mm of (m[5] ?? '').matchAll(METRIC)) {
+      // Keras 2's `verbose=2` epoch line puts its metrics before the times
+      // (`500/500 - 21s - loss: 0.2512 - 21s/epoch - 42ms/step`): read them wherever they stand.
+      const tail = m[5] !== undefined && m[5] !== '' ? m[5] : line.slice(m.index);
+      for (const mm of tail.matchAll(METRIC)) {
         if (mm[1] !== 'ETA') putMetric(metrics, mm[1] ?? '', num(mm[2] ?? ''));
       }
       if (m[3] === undefined && Object.keys(metrics).length === 0) return null;

@@ -78,6 +78,19 @@ const CASES: { name: string; file: string; format: LogFormat; expected: Expected
     ],
   },
   {
+    name: 'TF 2.x ParameterServerStrategy coordinator (Keras 2 Model.fit to a file: verbose=1 and verbose=2 lines)',
+    file: 'tf2-coordinator.log',
+    format: 'auto',
+    unparsed: 2, // TF's own INFO lines
+    expected: [
+      { kind: 'batch', epoch: 0, batch: 120, loss: 1.2177 },
+      { kind: 'epoch', epoch: 0, batch: 500, stepTime: 0.045, loss: 0.6043 },
+      { kind: 'batch', epoch: 1, batch: 250, loss: 0.3321 },
+      { kind: 'epoch', epoch: 1, batch: 500, stepTime: 0.044, loss: 0.3077 },
+      { kind: 'epoch', epoch: 2, batch: 500, stepTime: 0.042, loss: 0.2512 },
+    ],
+  },
+  {
     name: 'TF Estimator: loss/step lines merge with global_step/sec',
     file: 'tf-estimator.log',
     format: 'auto',

@@ -53,11 +53,14 @@ export function parsed(framework: Framework, kind: RecordKind, fields: Partial<P
 
 /** Parses a printed number, accepting Python's `nan`/`inf`; returns NaN for garbage (callers drop it). */
 export function num(text: string): number {
+  // Nearly every figure is a plain number: no lower-cased copy for those (this runs per metric).
+  const v = Number(text);
+  if (!Number.isNaN(v)) return v;
   const t = text.toLowerCase();
   if (t === 'nan' || t === '-nan') return NaN;
   if (t === 'inf' || t === '+inf' || t === 'infinity') return Infinity;
   if (t === '-inf' || t === '-infinity') return -Infinity;
-  return Number(text);
+  return NaN;
 }
 
 /**
@@ -67,6 +70,13 @@ export function num(text: string): number {
 export function putMetric(into: Record<string, number>, name: string, value: number): void {
   const key = name.trim().slice(0, BOUNDS.nameLength.max);
   if (key.length === 0 || !inBounds('value', value)) return;
-  if (!(key in into) && Object.keys(into).length >= BOUNDS.metricCount.max) return;
+  if (!(key in into) && atLeast(into, BOUNDS.metricCount.max)) return;
   into[key] = value;
+}
+
+/** True when `o` has at least `n` own keys; counts without the array `Object.keys` would allocate. */
+function atLeast(o: Record<string, number>, n: number): boolean {
+  let k = 0;
+  for (const _ in o) if (++k >= n) return true;
+  return false;
 }

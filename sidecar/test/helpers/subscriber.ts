@@ -1,13 +1,17 @@
 /**
  * A test subscriber standing in for the controller: MQTT.js in front of the controller's own intake
  * (`Ingest`, wire v1 and v2) and watermark publisher, so the sidecar under test gets the end-to-end
- * confirmations it waits for (ADR 0012). `confirm: false` publishes none (a controller that is away).
+ * confirmations it waits for (ADR 0012). `confirm: false` publishes none (a controller that is away);
+ * `durableDelayMs` makes each confirmation wait that long (a slow disk); `announce: true` publishes
+ * the controller's retained `online` status once subscribed, as the controller's bridge does;
+ * `client` adds MQTT options (the controller's credentials on a broker with identities).
  */
-import mqtt from 'mqtt';
+import mqtt, { type IClientOptions } from 'mqtt';
 import { Ingest } from '../../../controller/src/runtime/ingest';
 import { WatermarkPublisher } from '../../../controller/src/runtime/watermarks';
 import { decodeMetricsPayload } from '../../../shared/src/decode';
 import type { MetricsRecord } from '../../../shared/src/schemas';
+import { CONTROLLER_STATUS_TOPIC } from '../../../shared/src/topics';
 
 export interface Collected {
   /** Every record received, duplicates included (at-least-once), in arrival order. */
@@ -28,15 +32,20 @@ export async function subscribe(
   url: string,
   filter: string,
   version: 4 | 5 = 4,
-  o: { confirm?: boolean } = {},
+  o: { confirm?: boolean; durableDelayMs?: number; announce?: boolean; client?: IClientOptions } = {},
 ): Promise<Collected> {
-  const client = await mqtt.connectAsync(url, { protocolVersion: version, reconnectPeriod: 50, clean: true });
+  const client = await mqtt.connectAsync(url, {
+    protocolVersion: version,
+    reconnectPeriod: 50,
+    clean: true,
+    ...o.client,
+  });
   const watermarks = new WatermarkPublisher({
     publisher: {
       publish: (topic, payload, { retain }) =>
         client.publishAsync(topic, payload, { qos: 1, retain }).then(() => {}),
     },
-    durable: () => Promise.resolve(true),
+    durable: () => new Promise((resolve) => setTimeout(() => resolve(true), o.durableDelayMs ?? 0)),
     intervalMs: 50,
   });
   const out: Collected = {
@@ -50,6 +59,9 @@ export async function subscribe(
     },
     close: async () => {
       await watermarks.stop();
+      // A retained status would outlive the test and reach every later sidecar on the broker.
+      if (o.announce === true)
+        await client.publishAsync(CONTROLLER_STATUS_TOPIC, '', { qos: 1, retain: true });
       await client.endAsync(true);
     },
     until: async (pred, ms = 10_000) => {
@@ -86,6 +98,12 @@ export async function subscribe(
     ingest.handle(topic, payload);
   });
   await client.subscribeAsync(filter, { qos: 1 });
+  if (o.announce === true)
+    await client.publishAsync(
+      CONTROLLER_STATUS_TOPIC,
+      JSON.stringify({ v: 1, state: 'online', ts: Date.now() }),
+      { qos: 1, retain: true },
+    );
   return out;
 }
 

@@ -2,9 +2,37 @@
  * `optimus local` as the real controller process (no tsx wrapper between us and it, so `kill -9`
  * hits the controller), plus what the fault tests read back: the records it stored and its metrics.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { passwordOf, readKey } from '../../../controller/src/local/broker-credentials';
+import { OBSERVER_USERNAME } from '../../../controller/src/local/broker-acl';
+import { taskClientId, type TaskId } from '../../../shared/src/topics';
 import { start, type Child } from './children';
+
+/**
+ * Every controller the fault tests start serves its API with this token (OPTIMUS_API_TOKEN_FILE),
+ * so it stays the same across the restarts the tests cause.
+ */
+export const FAULT_API_TOKEN = 'fault-tests-api-token-0123456789';
+const TOKEN_FILE = join(tmpdir(), `optimus-fault-api-token-${process.pid}`);
+export const authHeader = { authorization: `Bearer ${FAULT_API_TOKEN}` };
+
+/** Broker credentials derived from the run's key (`<state>/broker-access/key`), as the controller derives them. */
+function credentialsOf(stateDir: string, username: string): { username: string; password: string } {
+  return { username, password: passwordOf(readKey(join(stateDir, 'broker-access', 'key')), username) };
+}
+
+/** The embedded broker's read-only identity (it refuses anonymous clients, ADR 0031). */
+export function observerAuth(stateDir: string): { username: string; password: string; clientId: string } {
+  const clientId = `${OBSERVER_USERNAME}-${Math.random().toString(16).slice(2)}`;
+  return { ...credentialsOf(stateDir, OBSERVER_USERNAME), clientId };
+}
+
+/** A task's identity on the embedded broker: the client id must be its user name. */
+export function taskAuth(stateDir: string, task: TaskId): { username: string; password: string } {
+  return credentialsOf(stateDir, taskClientId(task));
+}
 
 export const REPO = new URL('../../..', import.meta.url).pathname;
 
@@ -21,6 +49,7 @@ export function startLocal(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
 ): LocalController {
+  writeFileSync(TOKEN_FILE, FAULT_API_TOKEN, { mode: 0o600 });
   const child = start(
     process.execPath,
     [
@@ -34,7 +63,10 @@ export function startLocal(
       '0',
       ...args,
     ],
-    { cwd: REPO, env: { ...process.env, OPTIMUS_LOG_LEVEL: 'warn', ...env } },
+    {
+      cwd: REPO,
+      env: { ...process.env, OPTIMUS_LOG_LEVEL: 'warn', OPTIMUS_API_TOKEN_FILE: TOKEN_FILE, ...env },
+    },
   );
   // The CLI's second line: `  API http://host:port/api/v1/jobs · metrics … · broker mqtt://…`.
   const ready = child.waitFor(/API (http:\/\/[^\s]+)\/api\/v1\/jobs .* broker (mqtt:\/\/\S+)/, 90_000);
@@ -95,7 +127,7 @@ export async function metric(
   name: string,
   labels: Record<string, string> = {},
 ): Promise<number> {
-  const text = await (await fetch(`${api}/metrics`)).text();
+  const text = await (await fetch(`${api}/metrics`, { headers: authHeader })).text();
   let sum = 0;
   for (const line of text.split('\n')) {
     if (!line.startsWith(name)) continue;
@@ -111,7 +143,7 @@ export async function metric(
 export async function submit(api: string, spec: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${api}/api/v1/jobs`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...authHeader },
     body: JSON.stringify(spec),
   });
   if (res.status !== 201 && res.status !== 409) throw new Error(`submit: ${res.status} ${await res.text()}`);

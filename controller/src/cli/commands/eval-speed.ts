@@ -1,13 +1,17 @@
 /**
  * `optimus eval speed`: accuracy of the speed model on measured (or synthetic) speeds, against the
- * paper's Eq. 3/4 fitted on the same samples. Composition only: parsing and the protocol are pure.
+ * paper's Eq. 3/4 fitted on the same samples. All-reduce data (a directory of Pollux-format
+ * `<model>/placements.csv`) scores the all-reduce model against Pollux's throughput model instead
+ * (eval-speed-allreduce.ts). Composition only: parsing and the protocol are pure.
  */
 import type { Command } from 'commander';
 import { loadMeasuredSpeeds } from '../measured-data-file';
+import { isAllReduceData } from '../pollux-data-file';
+import { runAllReduceEval } from './eval-speed-allreduce';
 import { evaluateSpeedModels, type SpeedEvalResult } from '../../models/speed/speed-eval';
 import { leaveModelsOut, type LeaveModelsOutResult } from '../../models/speed/leave-models-out';
 import { syntheticSpeedData } from '../../models/speed/synthetic';
-import { intFlag, note, numberFlag, printJson } from '../output';
+import { intFlag, note, numberFlag, printJson, UsageError } from '../output';
 
 interface EvalSpeedFlags {
   readonly data?: string;
@@ -19,6 +23,8 @@ interface EvalSpeedFlags {
   readonly leaveModelsOut?: boolean;
   readonly json?: boolean;
 }
+
+const flagName = (key: string): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
@@ -53,11 +59,16 @@ function printTable(r: SpeedEvalResult): void {
 export function registerEvalSpeed(program: Command): void {
   program
     .command('speed')
-    .description('score the speed model (and the paper Eq. 3/4 baseline) on measured speeds')
-    .option('--data <csv>', 'measured speeds (columns of test/data/measured-speeds.csv)')
+    .description(
+      "score the speed model on measured speeds: parameter-server data against the paper Eq. 3/4; all-reduce data against Pollux's throughput model",
+    )
+    .option(
+      '--data <csv|dir>',
+      "measured speeds: a CSV with the columns of test/data/measured-speeds.csv (parameter-server jobs), or all-reduce jobs in Pollux's format: a directory of <model>/placements.csv such as test/data/pollux (or one placements.csv)",
+    )
     .option('--synthetic', 'use synthetic jobs with known speed laws instead of --data')
     .option('--noise <sigma>', 'log-normal noise of synthetic measurements', numberFlag('noise', 0, 1), 0.04)
-    .requiredOption('--samples <k>', 'shapes each fit sees', intFlag('samples'))
+    .requiredOption('--samples <k>', 'shapes (all-reduce: configurations) each fit sees', intFlag('samples'))
     .option('--seeds <s>', 'seeds 1..s', intFlag('seeds'), 20)
     .option('--choose', 'let the shape chooser pick the k shapes instead of a random draw')
     .option(
@@ -66,7 +77,17 @@ export function registerEvalSpeed(program: Command): void {
     )
     .option('--json', 'print one JSON document')
     .action(async (flags: EvalSpeedFlags) => {
-      if (!flags.data && !flags.synthetic) throw new Error('--data <csv> is required (or --synthetic)');
+      if (!flags.data && !flags.synthetic)
+        throw new UsageError('--data <csv|dir> is required (or --synthetic)');
+      if (flags.data && (await isAllReduceData(flags.data))) {
+        const psOnly = ['synthetic', 'choose', 'leaveModelsOut'] as const;
+        const given = psOnly.filter((f) => flags[f]);
+        if (given.length > 0)
+          throw new UsageError(
+            `${given.map(flagName).join(', ')}: parameter-server data only, not all-reduce data`,
+          );
+        return runAllReduceEval(flags.data, flags);
+      }
       const data = flags.data
         ? await loadMeasuredSpeeds(flags.data)
         : syntheticSpeedData({ noise: flags.noise, seed: 1 });

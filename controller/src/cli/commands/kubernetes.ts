@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { ControllerConfig, SettingVariable } from '../../config/env';
-import { ConfigError, loadConfig, SETTINGS } from '../../config/env';
+import { ConfigError, loadConfig, SETTINGS, apiTokenProblem } from '../../config/env';
 import { waitForApi } from '../../k8s/api/api-reachability';
 import { policyNames } from '../../scheduling/registry';
 import { crdManifest, crdYaml, rbacRuleSets } from '../../k8s/api/crd';
@@ -71,6 +71,8 @@ export function configProblem(cfg: ControllerConfig): string | null {
     return `OPTIMUS_POLICY (--policy): unknown policy "${cfg.policy}"; known: ${policyNames().join(', ')}`;
   if (cfg.sidecarImage && !cfg.sidecarBrokerUrl)
     return 'OPTIMUS_SIDECAR_BROKER_URL (or OPTIMUS_BROKER_URL) is required with OPTIMUS_SIDECAR_IMAGE';
+  const token = apiTokenProblem(cfg);
+  if (token) return token;
   if (cfg.credentialsSource && !cfg.sidecarCredentialsSecret)
     return 'OPTIMUS_CREDENTIALS_SOURCE (--credentials-source) needs OPTIMUS_SIDECAR_CREDENTIALS_SECRET: the name it is copied to';
   return null;
@@ -157,6 +159,7 @@ export function registerKubernetesCommands(program: Command): void {
     .option('--broker <url>', 'broker URL the sidecar uses', 'mqtt://optimus-broker:1883')
     .option('--credentials-secret <name>', 'Secret with the broker username and password')
     .option('--classic', 'inject a classic sidecar (clusters older than 1.29)')
+    .option('--json', 'accepted for uniformity: the answer is one JSON document on stdout either way')
     .action((file: string, flags: ReviewFlags) => {
       const r = reviewAdmission(readInput(file), {
         image: flags.image,

@@ -3,7 +3,7 @@
  * emulated MXNet trainers with real sidecars, the controller and its HTTP API.
  * `npm start` runs it with the demo workload.
  */
-import { appendFileSync, rmSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, readSecretFile } from '../../config/env';
@@ -11,10 +11,11 @@ import { DEFAULT_TIME_SCALE, WORKLOADS } from '../../local/demo-workload';
 import { startLiveView } from '../../local/live-view';
 import { finishedRun } from '../../local/previous-run';
 import { logFileOf, startLocal, STOP_DEADLINE_MS } from '../../local/run-local';
+import { clearStateDir, lockStateDir } from '../../local/state-lock';
 import { stoppedLine, supervise } from '../../local/supervise';
 import { summaryLines } from '../../local/summary';
 import { ListenError } from '../../http/serve';
-import { numberFlag, printJson } from '../output';
+import { badFlag, numberFlag, printJson, UsageError } from '../output';
 
 interface LocalFlags {
   workload: string;
@@ -46,7 +47,7 @@ function note(line: string): void {
 /** Same rule as OPTIMUS_BROKER_URL, with the error naming the flag. */
 function brokerFlag(value: string): string {
   if (!/^(mqtts?|wss?|tcp):\/\/.+/.test(value)) {
-    throw new Error(`--broker must be an mqtt://, mqtts://, ws:// or wss:// URL, got "${value}"`);
+    throw badFlag(`--broker must be an mqtt://, mqtts://, ws:// or wss:// URL, got "${value}"`);
   }
   return value;
 }
@@ -54,7 +55,7 @@ function brokerFlag(value: string): string {
 function portFlag(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n > 65_535)
-    throw new Error(`--port must be an integer in [0, 65535] (0 = any free port), got "${value}"`);
+    throw badFlag(`--port must be an integer in [0, 65535] (0 = any free port), got "${value}"`);
   return n;
 }
 
@@ -62,8 +63,6 @@ export function registerLocalCommands(program: Command): void {
   program
     .command('local')
     .description('run Optimus locally: embedded broker, emulated servers and MXNet trainers, real sidecars')
-    // A bad flag is one clear line (the error names the flag and what it takes), not the whole help.
-    .showHelpAfterError(false)
     .option('--workload <name>', `workload to submit: ${Object.keys(WORKLOADS).join(', ')}`, 'demo')
     .option('--exit-when-done', 'exit once every job has finished (prints a summary on stdout)')
     .option('--json', 'with --exit-when-done: print the run summary as one JSON document')
@@ -107,11 +106,11 @@ export function registerLocalCommands(program: Command): void {
 async function runLocalCommand(flags: LocalFlags): Promise<void> {
   const workload = Object.hasOwn(WORKLOADS, flags.workload) ? WORKLOADS[flags.workload] : undefined;
   if (!workload)
-    throw new Error(
+    throw new UsageError(
       `--workload must be one of ${Object.keys(WORKLOADS).join(', ')}, got "${flags.workload}"`,
     );
   if (flags.json && !flags.exitWhenDone)
-    throw new Error('--json needs --exit-when-done (the run must end to print a result)');
+    throw new UsageError('--json needs --exit-when-done (the run must end to print a result)');
   let cfg;
   try {
     cfg = loadConfig(
@@ -128,13 +127,15 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
     if (err instanceof ConfigError) throw new Error(err.message);
     throw err;
   }
+  // The lock first: a second run on this directory stops here, before it reads or clears anything.
+  const lock = lockStateDir(flags.stateDir);
   const logFile = logFileOf(flags.stateDir);
   const previous = flags.fresh ? null : finishedRun(flags.stateDir, workload);
   if (previous)
     note(
       `optimus local: the run in ${flags.stateDir} had finished (${previous.jobs} jobs); starting a new one (--state-dir keeps runs apart)`,
     );
-  if (flags.fresh || previous) rmSync(flags.stateDir, { recursive: true, force: true });
+  if (flags.fresh || previous) clearStateDir(flags.stateDir, lock);
 
   // Every ending is handled before anything starts, so even a signal during start-up ends the run cleanly.
   const sup = supervise({
@@ -158,6 +159,7 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
   try {
     run = await startLocal({
       stateDir: flags.stateDir,
+      lock,
       workload,
       timeScale: flags.timeScale,
       schedulingIntervalSec: cfg.schedulingIntervalSec,
@@ -173,11 +175,19 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
       httpPort: cfg.httpPort,
       httpHost: flags.host,
       token: cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined,
+      allowedHosts: cfg.httpAllowedHosts,
+      metricsOpen: cfg.metricsOpen,
       logLevel: cfg.logLevel,
       logFile,
       stopDeadlineMs: STOP_DEADLINE_MS,
-      onListening: (url) =>
-        note(`optimus local: dashboard ${url}/dashboard/ (starting the broker and the jobs…)`),
+      // The first line as soon as the port is bound. The link carries the run's token (ADR 0031),
+      // on a terminal only, so it never lands in a log file.
+      onListening: (at) =>
+        note(
+          process.stderr.isTTY
+            ? `optimus local: dashboard ${at.dashboardUrl} (starting the broker and the jobs…)`
+            : `optimus local: dashboard ${at.url}/dashboard/ (add #token=<the token in ${shown(at.tokenFile)}>; starting the broker and the jobs…)`,
+        ),
     });
   } catch (err) {
     if (err instanceof ListenError)
@@ -186,7 +196,9 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
   }
   // A stop asked for during start-up resolved `requested` already: the run stops right after it started.
   const dashboard = `${run.http.url}/dashboard/`;
-  note(`  API ${run.http.url}/api/v1/jobs · metrics ${run.http.url}/metrics · broker ${run.brokerUrl}`);
+  note(
+    `  API ${run.http.url}/api/v1/jobs · metrics ${run.http.url}/metrics · broker ${run.brokerUrl} · log ${shown(logFile)}`,
+  );
   const view = flags.json
     ? null
     : startLiveView(run.controller, process.stderr, { tty: process.stderr.isTTY, dashboard });

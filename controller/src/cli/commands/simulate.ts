@@ -19,7 +19,7 @@ import { productionModels } from '../../sim/models';
 import { writePlots } from '../../sim/plots';
 import { WORKLOAD_NAMES } from '../../sim/workloads';
 import { PRE_RUN_DEFAULTS } from '../../runtime/pre-run';
-import { intFlag, note, numberFlag, printJson } from '../output';
+import { intFlag, note, numberFlag, printJson, UsageError } from '../output';
 
 interface SimulateFlags {
   workload: string;
@@ -48,8 +48,8 @@ function parsePolicies(list: string): string[] {
   const known = new Set(policyNames());
   const bad = names.filter((n) => !known.has(n));
   if (bad.length > 0)
-    throw new Error(`--policies: unknown policy "${bad.join(', ')}"; known: ${[...known].join(', ')}`);
-  if (names.length === 0) throw new Error('--policies must name at least one policy');
+    throw new UsageError(`--policies: unknown policy "${bad.join(', ')}"; known: ${[...known].join(', ')}`);
+  if (names.length === 0) throw new UsageError('--policies must name at least one policy');
   // Ratios are against Optimus, so it always runs.
   return names.includes('optimus') ? names : ['optimus', ...names];
 }

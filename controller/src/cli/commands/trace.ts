@@ -9,7 +9,7 @@ import { loadMeasured } from '../../sim/load';
 import { resnet50Blocks } from '../../scheduling/paa';
 import { serializeTrace, type Trace } from '../../sim/trace';
 import { buildWorkload, isWorkloadName, WORKLOAD_NAMES } from '../../sim/workloads';
-import { intFlag, numberFlag } from '../output';
+import { intFlag, numberFlag, UsageError } from '../output';
 
 interface ImportFlags {
   from: string;
@@ -57,7 +57,7 @@ function withBlocks(t: Trace, model: string | undefined): Trace {
     ? BLOCK_MODELS[model as keyof typeof BLOCK_MODELS]
     : undefined;
   if (!make) {
-    throw new Error(
+    throw new UsageError(
       `--parameter-blocks must be one of ${Object.keys(BLOCK_MODELS).join(', ')}, got "${model}"`,
     );
   }
@@ -78,9 +78,12 @@ export function registerTraceCommands(program: Command): void {
       '--parameter-blocks <model>',
       `give every job without blocks this model's parameter blocks (${Object.keys(BLOCK_MODELS).join(', ')})`,
     )
+    .option('--json', 'accepted for uniformity: the trace is one JSON document on stdout either way')
     .action((flags: ExportFlags) => {
       if (!isWorkloadName(flags.workload)) {
-        throw new Error(`--workload must be one of ${WORKLOAD_NAMES.join(', ')}, got "${flags.workload}"`);
+        throw new UsageError(
+          `--workload must be one of ${WORKLOAD_NAMES.join(', ')}, got "${flags.workload}"`,
+        );
       }
       const measured = loadMeasured(flags.measured);
       const t = buildWorkload(flags.workload, {
@@ -102,9 +105,10 @@ export function registerTraceCommands(program: Command): void {
       100,
     )
     .option('--measured <csv>', 'measured-speeds CSV (default test/data/measured-speeds.csv)')
+    .option('--json', 'accepted for uniformity: the trace is one JSON document on stdout either way')
     .action((file: string, flags: ImportFlags) => {
       if (!(IMPORTERS as readonly string[]).includes(flags.from)) {
-        throw new Error(`--from must be one of ${IMPORTERS.join(', ')}, got "${flags.from}"`);
+        throw new UsageError(`--from must be one of ${IMPORTERS.join(', ')}, got "${flags.from}"`);
       }
       const measured = loadMeasured(flags.measured);
       const t = importDl2(parseDl2Dump(readJson(file)), { measured, epochsPerEpoch: flags.epochsPerEpoch });

@@ -35,6 +35,8 @@ export interface RbacRule {
   readonly resources: readonly string[];
   readonly resourceNames?: readonly string[];
   readonly verbs: readonly string[];
+  /** Granted only when the chart sets a jobNamespaceSelector (not part of the rendered rule). */
+  readonly selectorOnly?: boolean;
 }
 
 /** Where a set of rules applies (see the comment at the top of `rbac-rules.yaml`). */

@@ -44,6 +44,8 @@ function checkTrainingContainer(
 export const optimusJobSpecSchema = z
   .object({
     mode: z.enum(['sync', 'async']),
+    /** Whose log tells the job's progress (see `runtime/job-spec.ts`): the coordinator needs its template. */
+    progressFrom: z.enum(['workers', 'coordinator']).optional(),
     replicaSpecs: z.object({
       PS: replicaSpec,
       Worker: replicaSpec,
@@ -81,6 +83,9 @@ export const optimusJobSpecSchema = z
   .refine((s) => s.scaling.minPs <= s.scaling.maxPs, { message: 'scaling.minPs must be <= scaling.maxPs' })
   .refine((s) => s.scaling.minWorkers <= s.scaling.maxWorkers, {
     message: 'scaling.minWorkers must be <= scaling.maxWorkers',
+  })
+  .refine((s) => s.progressFrom !== 'coordinator' || s.replicaSpecs.Scheduler !== undefined, {
+    message: 'progressFrom coordinator needs a Scheduler (coordinator) template',
   });
 
 export type OptimusJobSpec = z.infer<typeof optimusJobSpecSchema>;

@@ -10,6 +10,8 @@ export interface WatchedListOptions<T extends KubernetesObject> {
   /** API path of the collection, e.g. `/api/v1/pods`. */
   readonly path: string;
   readonly list: () => Promise<KubernetesListObject<T>>;
+  /** Only objects with these labels (`k=v,…`); `list` must ask for the same. */
+  readonly labelSelector?: string;
   readonly restartDelayMs?: number;
   readonly onError?: (err: unknown) => void;
 }
@@ -26,7 +28,7 @@ export class WatchedList<T extends KubernetesObject> {
   private readonly firstSync = new Promise<void>((resolve) => (this.markSynced = resolve));
 
   constructor(private readonly o: WatchedListOptions<T>) {
-    this.informer = makeInformer<T>(o.config, o.path, o.list);
+    this.informer = makeInformer<T>(o.config, o.path, o.list, o.labelSelector);
     const changed = (obj: T) => {
       for (const l of this.listeners) {
         try {
