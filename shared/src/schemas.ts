@@ -15,6 +15,7 @@ const boundedInt = (field: BoundedField) => bounded(field).int();
 /** Marks a custom check as a bounds check, so decoders count its failures as `out-of-range`. */
 export const OUT_OF_RANGE = { outOfRange: true } as const;
 
+/** The log formats the sidecar has a parser for: a record's `framework`. */
 export const FRAMEWORKS = [
   'mxnet',
   'gluon',
@@ -26,6 +27,14 @@ export const FRAMEWORKS = [
 ] as const;
 export const frameworkSchema = z.enum(FRAMEWORKS);
 export type Framework = z.infer<typeof frameworkSchema>;
+
+/**
+ * Every value a log-format setting takes: a framework, or `auto` (try each). The one list the
+ * sidecar (`OPTIMUS_LOG_FORMAT`), the webhook (`optimus.dev/log-format`) and the OptimusJob's
+ * `spec.logFormat` accept (the CRD's enum is FRAMEWORKS: unset means auto; a test keeps it equal).
+ */
+export const LOG_FORMATS = ['auto', ...FRAMEWORKS] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const RECORD_KINDS = ['batch', 'epoch', 'validation', 'checkpoint'] as const;
 export const recordKindSchema = z.enum(RECORD_KINDS);

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { MAX_BATCH_RECORDS } from '../../shared/src/schemas';
 import { ROLES, type Role, type TaskId } from '../../shared/src/topics';
 import type { VersionChoice } from './mqtt/connection';
-import { LOG_FORMATS, type LogFormat } from './parse/select';
+import { LOG_FORMATS, type LogFormat } from '../../shared/src/schemas';
 import { validateTaskId } from './validate/wire';
 
 export interface SidecarConfig {

@@ -176,6 +176,47 @@ describe('ServiceMonitor', () => {
     expect(sm.metadata.labels?.['release']).toBe('kube-prometheus-stack');
     expect(base.filter((o) => o.kind === 'ServiceMonitor')).toEqual([]);
   });
+
+  it('sends the API token the controller requires on /metrics, unless metrics are open', async () => {
+    const endpoint = async (set: string[] = []): Promise<Record<string, unknown>> =>
+      (
+        findObject(await renderChart({ valuesFiles: ['ci/monitoring-values.yaml'], set }), 'ServiceMonitor')[
+          'spec'
+        ] as { endpoints: Record<string, unknown>[] }
+      ).endpoints[0]!;
+    expect((await endpoint())['authorization']).toEqual({
+      type: 'Bearer',
+      credentials: { name: 'optimus-controller-api-token', key: 'token' },
+    });
+    expect((await endpoint(['config.apiToken.metricsOpen=true']))['authorization']).toBeUndefined();
+  });
+});
+
+describe('the API token', () => {
+  const env = (objs: readonly K8sObject[]): EnvVar[] => controllerContainer(objs).env ?? [];
+  it('is always required: the chart generates one, or mounts the Secret the user names', async () => {
+    const names = env(base).map((e) => e.name);
+    expect(names).toContain('OPTIMUS_API_TOKEN_FILE');
+    expect(names).not.toContain('OPTIMUS_API_INSECURE_NO_TOKEN');
+    expect(names).not.toContain('OPTIMUS_METRICS_OPEN');
+    const token = findObject(base, 'Secret', 'optimus-controller-api-token');
+    expect(Buffer.from((token['data'] as { token: string }).token, 'base64').toString()).toMatch(
+      /^[A-Za-z0-9]{48}$/,
+    );
+    const own = await renderChart({ set: ['config.apiToken.existingSecret=my-token'] });
+    expect(own.filter((o) => o.kind === 'Secret' && o.metadata.name.endsWith('-api-token'))).toEqual([]);
+    const volumes = podSpec(findObject(own, 'Deployment', '-controller')).volumes as {
+      name: string;
+      secret?: { secretName: string };
+    }[];
+    expect(volumes.find((v) => v.name === 'api-token')?.secret?.secretName).toBe('my-token');
+  });
+
+  it('answers to the Service’s short names (Host check)', () => {
+    expect(env(base).find((e) => e.name === 'OPTIMUS_HTTP_ALLOWED_HOSTS')?.value).toBe(
+      'optimus-controller,optimus-controller.optimus-system',
+    );
+  });
 });
 
 describe('RBAC', () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { Pod } from 'kubernetes-models/v1/Pod';
+import { FRAMEWORKS } from '../../shared/src/schemas';
 import { parseSpec } from '../../controller/src/k8s/api/optimus-job';
 import type { OptimusJob } from '../../controller/src/k8s/api/optimus-job';
 import { buildJobPods } from '../../controller/src/k8s/rollout/pod-builder';
@@ -38,7 +39,11 @@ const exampleJob = (file: string): Record<string, unknown> => {
   if (!job) throw new Error(`${file} has no OptimusJob`);
   return job;
 };
-const EXAMPLES = ['optimusjob-resnet50.yaml', 'optimusjob-tf2-keras.yaml'] as const;
+const EXAMPLES = [
+  'optimusjob-resnet50.yaml',
+  'optimusjob-tf2-keras.yaml',
+  'optimusjob-pytorch-ps.yaml',
+] as const;
 const example = () => exampleJob(EXAMPLES[0]);
 
 let base: K8sObject[];
@@ -55,6 +60,11 @@ describe('OptimusJob CRD', () => {
     expect(rendered.metadata.name).toBe(file.metadata.name);
     expect(rendered.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
     expect(rendered.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('Helm');
+  });
+
+  it('accepts as spec.logFormat exactly the log formats defined in shared/ (unset: auto)', () => {
+    const spec = sharedCrd().spec.versions[0]!.schema.openAPIV3Schema.properties?.['spec'];
+    expect(spec?.properties?.['logFormat']?.enum).toEqual([...FRAMEWORKS]);
   });
 
   it('drops the keep policy with crds.keep=false and the CRD with crds.enabled=false', async () => {
@@ -168,6 +178,10 @@ describe('NOTES.txt', () => {
     expect(notes).toContain('the controller creates the Secret <job>-optimus-broker in the');
     const jobName = (example()['metadata'] as { name: string }).name;
     expect(notes).toContain(`/api/v1/jobs/ml/${jobName}`);
+    // The namespace is enabled for jobs, and the API's calls carry the chart's token.
+    expect(notes).toContain('kubectl label namespace ml optimus.dev/jobs=enabled');
+    expect(notes).toContain('get secret optimus-controller-api-token');
+    expect(notes).toContain('curl -s -H "Authorization: Bearer $TOKEN" localhost:8080/metrics');
   });
 });
 

@@ -46,7 +46,9 @@ describe('helm test pod as rendered', () => {
   });
 
   it("publishes as the test job's own task identity (bundled broker, ADR 0013) on a task metrics topic", () => {
-    const secretRefs = container.env.filter((e) => e.valueFrom).map((e) => e.valueFrom!.secretKeyRef.name);
+    const secretRefs = container.env
+      .filter((e) => e.valueFrom && e.name.startsWith('MQTT_'))
+      .map((e) => e.valueFrom!.secretKeyRef.name);
     expect(new Set(secretRefs)).toEqual(new Set(['helm-test-optimus-broker']));
     expect(envValue('MQTT_USERNAME')).toBe(`optimus.${NAMESPACE}.helm-test.worker.0`);
     expect(envValue('MQTT_CLIENT_ID')).toBe(envValue('MQTT_USERNAME'));
@@ -108,9 +110,14 @@ describe('helm test script, run with stand-in tools', () => {
     );
     tool(
       'wget',
-      `for a; do url="$a"; done
+      `auth=''
+while [ $# -gt 0 ]; do case "$1" in --header) shift; auth="$1" ;; *) url="$1" ;; esac; shift; done
 case "$url" in
   */readyz) exit 0 ;;
+esac
+# Like the controller (ADR 0031): every route but the probes answers 401 without the token.
+[ "$auth" = "Authorization: Bearer $API_TOKEN" ] || { echo "wget: server returned error: HTTP/1.1 401 Unauthorized" >&2; exit 1; }
+case "$url" in
   */api/v1/jobs/*) echo '{"job":"helm-test"}' ;;
   http://10.0.0.1:*/metrics) n=5 ;;
   http://10.0.0.2:*/metrics) n=7 ;;
@@ -141,6 +148,12 @@ echo 'optimus_messages_received_total 3'`,
     }
     return { code, out, published };
   }
+
+  it("sends the API token from the controller's token Secret (the chart's own by default)", () => {
+    const token = container.env.find((e) => e.name === 'API_TOKEN');
+    expect(token?.valueFrom?.secretKeyRef).toEqual({ name: 'optimus-controller-api-token', key: 'token' });
+    expect(findObject(base, 'Secret', 'optimus-controller-api-token').kind).toBe('Secret');
+  });
 
   it('passes when one replica counts the record, summing over replicas', async () => {
     const r = await runScript('10.0.0.2');

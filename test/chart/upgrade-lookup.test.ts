@@ -8,7 +8,7 @@ import { startFakeApi, type FakeApi } from './fake-discovery-api';
 import { CHART_DIR, ensureHelm, runHelm } from './helm';
 import { NAMESPACE, RELEASE, findObject, parseManifests, renderChart, type K8sObject } from './render';
 
-const SECRETS = ['optimus-webhook-tls', 'optimus-broker-controller'];
+const SECRETS = ['optimus-webhook-tls', 'optimus-broker-controller', 'optimus-controller-api-token'];
 
 let api: FakeApi;
 let firstInstall: K8sObject[];
@@ -66,6 +66,9 @@ describe('upgrade keeps generated secrets (lookup)', () => {
     expect(data(fresh, 'optimus-broker-controller')['password']).not.toBe(
       data(firstInstall, 'optimus-broker-controller')['password'],
     );
+    expect(data(fresh, 'optimus-controller-api-token')['token']).not.toBe(
+      data(firstInstall, 'optimus-controller-api-token')['token'],
+    );
   });
 
   it('reuses the CA, certificate and broker passwords of the installed release', async () => {
@@ -100,8 +103,11 @@ describe('upgrade keeps generated secrets (lookup)', () => {
 });
 
 describe('job namespaces chosen by label (lookup at install and upgrade)', () => {
-  const ns = (name: string, labels: Record<string, string> = {}): K8sObject =>
-    ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+  const ns = (name: string, labels: Record<string, string> = {}): K8sObject => ({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, labels },
+  });
 
   it('binds the controller’s writes in the labelled namespaces only, never its own, and the webhook follows', async () => {
     api.secrets.clear();

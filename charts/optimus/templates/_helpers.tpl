@@ -173,3 +173,8 @@ these; a namespace labelled later is bound at the next `helm upgrade`.
 {{- range $k, $v := .Values.jobNamespaceSelector | default (dict) }}{{ $parts = append $parts (printf "%s=%s" $k $v) }}{{ end }}
 {{- join "," $parts -}}
 {{- end -}}
+
+{{- /* The Secret (key `token`) holding the API's bearer token: the user's, or the chart's own. */ -}}
+{{- define "optimus.apiTokenSecret" -}}
+{{- default (printf "%s-api-token" (include "optimus.controllerName" .)) .Values.config.apiToken.existingSecret -}}
+{{- end -}}

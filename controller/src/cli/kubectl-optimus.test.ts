@@ -54,7 +54,7 @@ describe('kubectl optimus', () => {
       FAKE_LOG: join(dir, 'log'),
       FAKE_PID: join(dir, 'pid'),
       FAKE_PORT: String(guarded.port),
-      OPTIMUS_API_TOKEN_SECRET: 'optimus-api-token',
+      OPTIMUS_API_TOKEN_SECRET: '', // the default: the Secret the chart generates
       OPTIMUS_URL: '',
       OPTIMUS_API_TOKEN: '',
     };
@@ -70,7 +70,7 @@ describe('kubectl optimus', () => {
       'default/big',
     ]);
     expect(readFileSync(join(dir, 'log'), 'utf8').trim().split('\n')).toEqual([
-      '-n optimus-system get secret optimus-api-token -o jsonpath={.data.token}',
+      '-n optimus-system get secret optimus-controller-api-token -o jsonpath={.data.token}',
       '-n optimus-system port-forward service/optimus-controller :8080',
     ]);
     const forward = Number(readFileSync(join(dir, 'pid'), 'utf8'));

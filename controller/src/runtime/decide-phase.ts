@@ -5,7 +5,7 @@
  * job is still decided.
  */
 import type { Plan, PlanAction } from '../planning/types';
-import type { Decision, JobDecision, JobSnapshot, Policy, PolicyInput } from '../scheduling/types';
+import type { Decision, JobDecision, JobSnapshot, Policy, PolicyInput, RunSpan } from '../scheduling/types';
 import type { Core, CurrentJob } from './core';
 import type { JobEntry } from './job-entry';
 import { jobIdOf } from './job-spec';
@@ -26,8 +26,11 @@ export interface DecideOutcome {
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** Wall-clock ms (a span's `since`/`until`) → seconds on the policy's clock. */
+export type JobSeconds = (wallMs: number) => number;
+
 /** The policy's view of one job; throws when its models cannot be used. */
-export function jobSnapshot(e: JobEntry, lost: readonly number[] = []): JobSnapshot {
+export function jobSnapshot(e: JobEntry, lost: readonly number[] = [], jobSeconds?: JobSeconds): JobSnapshot {
   const { spec, submittedAt } = e.rec;
   const m = e.models;
   if (!m) throw new Error('no models yet');
@@ -52,7 +55,17 @@ export function jobSnapshot(e: JobEntry, lost: readonly number[] = []): JobSnaps
     workerStepTimes: e.obs.workerStepTimes(e.rec.spans.length - 1),
     ...(lost.length > 0 ? { lostWorkers: lost } : {}),
     ...(spec.nodeConstraints ? { constraints: spec.nodeConstraints } : {}),
+    ...(jobSeconds && e.rec.spans.length > 0 ? { runs: runsOf(e, jobSeconds) } : {}),
   };
+}
+
+/** The job's shape history on the policy's clock (what attained service is derived from). */
+function runsOf(e: JobEntry, jobSeconds: JobSeconds): RunSpan[] {
+  return e.rec.spans.map((s) => ({
+    shape: s.shape,
+    from: jobSeconds(s.since),
+    to: s.until === null ? null : jobSeconds(s.until),
+  }));
 }
 
 /**
@@ -91,13 +104,14 @@ export function decideAndPlan(
   entries: readonly JobEntry[],
   base: Omit<PolicyInput, 'jobs'>,
   lostOf: (e: JobEntry) => readonly number[] = () => [],
+  jobSeconds?: JobSeconds,
 ): DecideOutcome {
   const failed: DecideOutcome['failed'] = [];
   const byId = new Map<string, JobEntry>();
   const jobs: JobSnapshot[] = [];
   for (const e of entries) {
     try {
-      jobs.push(jobSnapshot(e, lostOf(e)));
+      jobs.push(jobSnapshot(e, lostOf(e), jobSeconds));
       byId.set(jobIdOf(e.rec.spec), e);
     } catch (err) {
       failed.push({ entry: e, error: messageOf(err) });

@@ -199,6 +199,7 @@ function decidePhase(
     scheduled,
     { now: ctx.clock.now(), servers: view, restartCostSec: ctx.restartCostSec },
     (e) => lostWorkers(e, wall, grace),
+    (ms) => ((ms - ctx.clock.originMs) * ctx.clock.scale) / 1000,
   );
   for (const f of outcome.failed) ctx.degrade(f.entry, 'plan', f.error);
   const out: Dispatch[] = [];

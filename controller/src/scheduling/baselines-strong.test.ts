@@ -111,6 +111,32 @@ describe('FIFO / SRTF, filling the head of the queue (DL2 simulator practice)', 
   });
 });
 
+describe('Tetris: no whole-pool gangs', () => {
+  it.each([
+    // The target (3+3 on the aggregate 6 cores) finds no servers as a gang; pair by pair it reaches 2+2.
+    { policy: 'tetris-gang', expected: 'wait' },
+    { policy: 'tetris', expected: '2+2' },
+  ])('$policy on a fragmented cluster: $expected', ({ policy, expected }) => {
+    const input = snapshot()
+      .servers(...fragmented())
+      .jobs(job('a'))
+      .build();
+    expect(shapeOf(decideBy(policy, input), 'a')).toBe(expected);
+  });
+
+  it('a job whose speed model is still a flat guess grows (the interval may speed it up)', () => {
+    const flat = {
+      predict: () => ({ stepsPerSec: 1, lower: 0.5, upper: 2 }),
+    };
+    const input = snapshot()
+      .servers(server('s1').cpu(8))
+      .jobs(job('a').speed(flat).bounds({ maxPs: 4, maxWorkers: 4 }))
+      .build();
+    expect(shapeOf(decideBy('tetris', input), 'a')).toBe('4+4');
+    expect(shapeOf(decideBy('tetris-gang', input), 'a')).toBe('1+1');
+  });
+});
+
 describe('Tetris with Optimus estimates', () => {
   // Speed peaks at 3 workers: w − w²/6.
   const peaked = exact((_p, w) => w - (w * w) / 6);

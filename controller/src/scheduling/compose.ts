@@ -8,7 +8,10 @@
  *   4. place     — the placer puts the rest on servers, whole jobs or nothing;
  *   5. re-run    — jobs that could not be placed wait, their share goes back to the pool and
  *                  allocation runs again for the others (at most `passes` times);
- *   6. stragglers — kept jobs get slow workers replaced.
+ *   6. backfill  — a job still waiting gets its minimum shape if the placer finds room for it in
+ *                  what is left, so no job waits beside room that would hold it (the passes can
+ *                  run out first: sized on the aggregate pool, each pass may drop another job);
+ *   7. stragglers — kept jobs get slow workers replaced.
  * Pure and deterministic: the same input gives the same decision.
  */
 import type { Allocation, Allocator, Placer, PlacementJob } from './core/parts';
@@ -33,6 +36,8 @@ export interface ComposeOptions {
   readonly needsSpeedModel?: boolean;
   /** See `Policy.parameterAssignment`. */
   readonly parameterAssignment?: 'paa' | 'mxnet-default';
+  /** Phase 6 (default true); false for FIFO, whose later jobs wait behind a blocked head by design. */
+  readonly backfill?: boolean;
 }
 
 interface RoundResult {
@@ -81,9 +86,48 @@ function schedule(prepared: PreparedInput, options: ComposeOptions, passes: numb
       for (const [id, reason] of result.unplaced) waiting.set(id, reason);
       const shapes = new Map(allocation.shapes);
       for (const [id, shape] of result.shrunk ?? []) shapes.set(id, shape);
+      if (options.backfill ?? true) {
+        backfill(
+          { prepared, placer: options.placer, order: allocation.order, free },
+          { shapes, placements, waiting },
+        );
+      }
       return { shapes, placements, kept, waiting, free };
     }
     for (const [id, reason] of result.unplaced) waiting.set(id, reason);
+  }
+}
+
+/** Phase 6: each waiting job, in the allocator's order (else by arrival), at its minimum shape. */
+function backfill(
+  ctx: {
+    readonly prepared: PreparedInput;
+    readonly placer: Placer;
+    readonly order: readonly string[] | undefined;
+    readonly free: Float64Array[];
+  },
+  out: {
+    shapes: Map<string, JobShape>;
+    placements: Map<string, readonly TaskPlacement[]>;
+    waiting: Map<string, string>;
+  },
+): void {
+  const rank = new Map((ctx.order ?? []).map((id, i) => [id, i]));
+  const candidates = ctx.prepared.jobs
+    .filter((j) => out.waiting.has(j.id))
+    .sort(
+      (a, b) =>
+        (rank.get(a.id) ?? Infinity) - (rank.get(b.id) ?? Infinity) ||
+        a.snapshot.arrivalTime - b.snapshot.arrivalTime,
+    );
+  for (const job of candidates) {
+    const shape = { ps: job.minPs, workers: job.minWorkers };
+    const r = ctx.placer.place({ input: ctx.prepared, jobs: [{ job, shape }], free: ctx.free });
+    const placement = r.placed.get(job.id);
+    if (!placement) continue;
+    out.placements.set(job.id, placement);
+    out.shapes.set(job.id, r.shrunk?.get(job.id) ?? shape);
+    out.waiting.delete(job.id);
   }
 }
 

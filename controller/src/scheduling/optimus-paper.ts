@@ -10,7 +10,7 @@
  *   its job's growth, the others go on (the prototype stopped the whole loop).
  * - placement, §4.2 / Theorem 1: jobs in ascending order of total demand; each on the smallest
  *   k (k = 1, 2, …) of the k roomiest servers holding an even split of its PS and workers. No
- *   stranding guard, no shrink-to-fit; a job whose shape changed is placed afresh.
+ *   stranding guard, no shrink-to-fit, no backfill; a job whose shape changed is placed afresh.
  *   One concession, without which the algorithm does not run on the paper's own heterogeneous
  *   testbed: when no even split fits, PS and workers are packed by role (`pack-by-role.ts`)
  *   before the job waits. Strictly (`unevenFallback: false`) an even split must put every PS
@@ -40,6 +40,7 @@ export const PAPER_PLACER_OPTIONS = {
   evenSearch: 'all',
   slack: 0,
   keepShrunk: false,
+  backfill: false,
 } as const satisfies OptimusOptions;
 
 /** The options that make `optimusPolicy` the paper's algorithm: both halves. */

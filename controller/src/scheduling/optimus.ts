@@ -21,6 +21,8 @@ export interface OptimusOptions extends MarginalGainOptions, FewestServersOption
   readonly parameterAssignment?: 'paa' | 'mxnet-default';
   /** A running job that shrinks keeps its remaining tasks where they are (default true). */
   readonly keepShrunk?: boolean;
+  /** A job left waiting gets its minimum shape where room is left (`compose.ts` phase 6; default true). */
+  readonly backfill?: boolean;
 }
 
 /** The name and description a composed Optimus variant carries. */
@@ -45,6 +47,7 @@ export function optimusPolicy(options: OptimusOptions = {}, label: PolicyLabel =
     ...optimusParts(options),
     stragglers: options.stragglers ?? {},
     keepShrunk: options.keepShrunk ?? true,
+    backfill: options.backfill ?? true,
     parameterAssignment: options.parameterAssignment ?? 'paa',
     ...(options.passes === undefined ? {} : { passes: options.passes }),
   });

@@ -10,6 +10,10 @@ describe('parsePolicyOptions', () => {
     { pairs: ['fixedShape=2+3'], expected: { fixedShape: { ps: 2, workers: 3 } } },
     { pairs: ['stragglers=false'], expected: { stragglers: false } },
     { pairs: ['protect=true', 'protect=false'], expected: { protect: false } },
+    {
+      pairs: ['queueThresholds=3600,7200', 'promoteKnob=0'],
+      expected: { queueThresholds: [3600, 7200], promoteKnob: 0 },
+    },
   ])('$pairs', ({ pairs, expected }) => {
     expect(parsePolicyOptions(pairs)).toEqual(expected);
     expect(parsePolicyOptions(formatPolicyOptions(parsePolicyOptions(pairs)))).toEqual(expected);
@@ -22,13 +26,15 @@ describe('parsePolicyOptions', () => {
     { pairs: ['gain=minutes'], error: 'policy option gain' },
     { pairs: ['slack=-1'], error: 'policy option slack' },
     { pairs: ['fixedShape=2x3'], error: 'fixedShape must be P+W' },
+    { pairs: ['queueThresholds=3600;7200'], error: 'policy option queueThresholds' },
+    { pairs: ['promoteKnob=-1'], error: 'policy option promoteKnob' },
   ])('refuses $pairs', ({ pairs, error }) => {
     expect(() => parsePolicyOptions(pairs)).toThrow(error);
   });
 
   it('every key builds every policy without error', () => {
     const options = parsePolicyOptions(['shrink=false', 'gain=seconds', 'untilNoSpeedUp=false']);
-    for (const name of ['optimus', 'optimus-paper', 'tetris', 'drf', 'fifo-fill'])
+    for (const name of ['optimus', 'optimus-paper', 'tetris', 'drf', 'fifo-fill', 'tiresias'])
       expect(getPolicy(name, options).name).toBe(name);
   });
 });

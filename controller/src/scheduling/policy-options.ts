@@ -23,10 +23,18 @@ const SCALARS = {
   slack: count,
   scanLimit: count.min(1),
   keepShrunk: bool,
+  backfill: bool,
   passes: count.min(1),
   untilNoSpeedUp: bool,
+  srtfWeight: z.coerce.number().finite().min(0),
+  speedUp: z.enum(['point', 'unless-flat', 'optimistic']),
   stragglers: z.literal('false').transform(() => false as const),
   parameterAssignment: z.enum(['paa', 'mxnet-default']),
+  promoteKnob: z.coerce.number().finite().min(0),
+  queueThresholds: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated GPU-seconds, e.g. 3600,7200')
+    .transform((v) => v.split(',').map(Number)),
 } as const;
 
 type Key = keyof typeof SCALARS;
@@ -70,7 +78,8 @@ export function parsePolicyOptions(pairs: readonly string[]): PolicyOptions {
 export function formatPolicyOptions(options: PolicyOptions): string[] {
   const { fixedShape, ...rest } = options;
   const pairs = Object.entries(rest).map(
-    ([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`,
+    ([k, v]) =>
+      `${k}=${Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : String(v)}`,
   );
   return fixedShape ? [...pairs, `fixedShape=${fixedShape.ps}+${fixedShape.workers}`] : pairs;
 }

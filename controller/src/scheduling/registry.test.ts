@@ -17,6 +17,8 @@ describe('policy registry', () => {
       'srtf',
       'srtf-fill',
       'tetris',
+      'tetris-gang',
+      'tiresias',
     ]);
   });
 

@@ -7,6 +7,7 @@ import { marginalGainAllocator } from './allocation/marginal-gain';
 import { drfAllocator } from './allocation/drf';
 import { fixedShapeAllocator, type FixedShapeOptions } from './allocation/fixed-shape';
 import { tetrisAllocator, type TetrisOptions } from './allocation/tetris';
+import { tiresiasAllocator, type TiresiasOptions } from './allocation/tiresias';
 import { composePolicy, type ComposeOptions } from './compose';
 import { optimusPolicy, type OptimusOptions } from './optimus';
 import { optimusPaperPolicy, PAPER_ALLOCATOR_OPTIONS, PAPER_PLACER_OPTIONS } from './optimus-paper';
@@ -14,10 +15,11 @@ import { alignmentPlacer } from './placement/alignment';
 import { fewestServersPlacer } from './placement/fewest-servers';
 import { progressiveSpreadPlacer } from './placement/progressive-spread';
 import { spreadPlacer } from './placement/spread';
+import { tetrisPackingPlacer } from './placement/tetris-packing';
 import type { Policy } from './types';
 
 /** Options a caller may pass to any policy; each policy reads the ones that apply to it. */
-export interface PolicyOptions extends OptimusOptions, FixedShapeOptions, TetrisOptions {}
+export interface PolicyOptions extends OptimusOptions, FixedShapeOptions, TetrisOptions, TiresiasOptions {}
 
 export interface PolicyEntry {
   readonly description: string;
@@ -35,7 +37,7 @@ const pass = (o: PolicyOptions) => (o.passes === undefined ? {} : { passes: o.pa
 function baseline(name: string, description: string, parts: (o: PolicyOptions) => Parts) {
   return entry(description, (o) => composePolicy({ ...parts(o), name, description, ...pass(o) }));
 }
-type Parts = Pick<ComposeOptions, 'allocator' | 'placer' | 'needsSpeedModel'>;
+type Parts = Pick<ComposeOptions, 'allocator' | 'placer' | 'needsSpeedModel' | 'backfill'>;
 
 /** Every registered policy by name. */
 export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
@@ -86,20 +88,43 @@ export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
     'The earlier DRF: shapes sized against the aggregate pool, then spread as whole gangs (newcomers can starve)',
     (o) => ({
       needsSpeedModel: false,
+      backfill: false,
       allocator: drfAllocator(),
       placer: spreadPlacer(o),
     }),
   ),
   tetris: baseline(
     'tetris',
-    'Tetris (Grandl et al., SIGCOMM 2014): shortest remaining first, 1:1 while the estimate speeds up, alignment packing',
-    (o) => ({ allocator: tetrisAllocator(o), placer: alignmentPlacer() }),
+    'Tetris (Grandl et al., SIGCOMM 2014): shortest remaining first, 1:1 pairs while the estimate may speed up, placed one at a time by packing score + ε·remaining time (m = 1), first bundle for every job',
+    (o) => ({
+      allocator: tetrisAllocator(o),
+      placer: tetrisPackingPlacer(o),
+    }),
+  ),
+  'tetris-gang': baseline(
+    'tetris-gang',
+    'The earlier Tetris: shapes sized against the aggregate pool by point estimates, placed as whole gangs by alignment (jobs can wait beside free room)',
+    (o) => ({
+      backfill: false,
+      allocator: tetrisAllocator({ ...o, speedUp: 'point' }),
+      placer: alignmentPlacer(),
+    }),
+  ),
+  tiresias: baseline(
+    'tiresias',
+    'Tiresias (Gu et al., NSDI 2019): discretised 2D-LAS on attained GPU-seconds (2 queues, 3,600 GPU-s, PROMOTEKNOB 8), fixed shape, preemptive, fit-first, spreading',
+    (o) => ({
+      needsSpeedModel: false,
+      allocator: tiresiasAllocator(o),
+      placer: progressiveSpreadPlacer({ ...o, growth: 'none' }),
+    }),
   ),
   fifo: baseline(
     'fifo',
     'FIFO: arrival order, fixed shape per job (1+1), head-of-line blocking, spreading',
     (o) => ({
       needsSpeedModel: false,
+      backfill: false,
       allocator: fixedShapeAllocator({ ...o, order: 'fifo' }),
       placer: spreadPlacer(o),
     }),
@@ -109,6 +134,7 @@ export const POLICIES: Readonly<Record<string, PolicyEntry>> = {
     'FIFO, filling the head of the queue 1:1 to its maximum before the next job (DL2 simulator), spreading',
     (o) => ({
       needsSpeedModel: false,
+      backfill: false,
       allocator: fixedShapeAllocator({ ...o, order: 'fifo' }),
       placer: progressiveSpreadPlacer({ ...o, growth: 'queue', headOfLine: true }),
     }),

@@ -86,6 +86,13 @@ export interface JobShape {
   readonly workers: number;
 }
 
+/** A period during which a job held one shape, in seconds on the `now` clock; `to` null while open. */
+export interface RunSpan {
+  readonly shape: JobShape;
+  readonly from: number;
+  readonly to: number | null;
+}
+
 export interface JobSnapshot {
   /** `namespace/name`, unique in the cluster. */
   readonly id: string;
@@ -114,6 +121,12 @@ export interface JobSnapshot {
   readonly priority?: number;
   /** Servers each role may use (absent: any server); see `core/eligibility.ts`. */
   readonly constraints?: RoleConstraints | undefined;
+  /**
+   * The periods the job has run so far, oldest first (the runtime's shape history). What service
+   * a job attained (GPU-seconds, for Tiresias's 2D-LAS) and how long it waited since are derived
+   * from it, so a policy that needs them stays stateless. Absent: the job never ran.
+   */
+  readonly runs?: readonly RunSpan[] | undefined;
 }
 
 export interface PolicyInput {

@@ -11,6 +11,9 @@ const figures = (avgJct: number): RunFigures => ({
   makespan: 100,
   restarts: 0,
   utilization: 0,
+  gpuUtilization: 0,
+  maxStartWait: 0,
+  lateStarts: 0,
 });
 const result = (perSeed: number[]): VariantResult => ({
   figures: figures(perSeed.reduce((a, b) => a + b, 0) / perSeed.length),

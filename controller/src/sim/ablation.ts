@@ -33,6 +33,7 @@ export const OUR_RULES: readonly {
   { rule: 'stranding guard', off: { strandingGuard: false }, where: 'placement/stranding.ts' },
   { rule: 'uneven fallback', off: { unevenFallback: false }, where: 'placement/pack-by-role.ts' },
   { rule: 'keep shrunk', off: { keepShrunk: false }, where: 'core/sticky.ts' },
+  { rule: 'backfill', off: { backfill: false }, where: 'compose.ts' },
   { rule: 'restart-aware time', off: { restartAwareTime: false }, where: 'allocation/grow.ts' },
   { rule: 'worth a restart', off: { worthARestart: false }, where: 'allocation/marginal-gain.ts' },
   { rule: 'shrink protection', off: { protect: false }, where: 'allocation/protect.ts' },

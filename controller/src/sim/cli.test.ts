@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registerSimulateCommands } from '../cli/commands/simulate';
 import { registerTraceCommands } from '../cli/commands/trace';
+import { loadMeasuredPause } from './load';
 import { parseTrace } from './trace';
 
 async function cli(args: string[]): Promise<string> {
@@ -55,7 +56,10 @@ describe('optimus trace export / simulate', () => {
     for (const name of ['optimus', 'drf']) {
       expect(Object.keys(doc.policies[name]!).sort()).toEqual([
         'avgJct',
+        'gpuUtilization',
+        'lateStarts',
         'makespan',
+        'maxStartWait',
         'p95Jct',
         'restarts',
         'utilization',
@@ -215,7 +219,34 @@ describe('optimus trace export / simulate', () => {
     expect(paperLike.policies.optimus).not.toEqual(plain.policies.optimus);
   });
 
+  it('takes the restart pause measured on the real trainers (--restart-pause measured:<kind>)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'optimus-sim-')), 'trace.json');
+    writeFileSync(
+      file,
+      await cli(['trace', 'export', '--workload', 'poisson', '--seed', '2', '--jobs', '5']),
+    );
+    const run = async (pause: string) =>
+      JSON.parse(
+        await cli([
+          'simulate',
+          '--workload',
+          file,
+          '--policies',
+          'optimus',
+          '--restart-pause',
+          pause,
+          '--json',
+        ]),
+      ) as { policies: Record<string, unknown> };
+    const seconds = loadMeasuredPause('measured:allreduce');
+    const measured = await run('measured:allreduce');
+    expect(measured).toEqual(await run(String(seconds)));
+    expect(measured).not.toEqual(await run('120')); // the pause matters on this trace
+  });
+
   it.each([
+    [['simulate', '--restart-pause', 'measured:tf2', '--json'], 'no tf2 resize measured'],
+    [['simulate', '--restart-pause', 'soon', '--json'], '--restart-pause'],
     [['simulate', '--policy-option', 'magic=1', '--json'], 'unknown policy option "magic"'],
     [['trace', 'import', '--from', 'sparrow', 'x.json'], '--from'],
     [['trace', 'import', '--from', 'dl2', '/nonexistent.json'], 'cannot read'],

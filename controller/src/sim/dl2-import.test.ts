@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importDl2, parseDl2Dump, type Dl2Dump } from './dl2-import';
 import { loadMeasured } from './load';
+import type { MeasuredModel } from './measured-table';
 import { resolveWork } from './loss-curve';
 import { resolveSpeed } from './speed-truth';
 import { parseTrace } from './trace';
@@ -61,6 +62,17 @@ describe('DL2 import', () => {
     // resnet-50 at 1 PS + 1 worker: 15.783 samples/s measured (config_speed.txt).
     const dl2Seconds = (9000 * 115) / 15.783;
     expect(steps / stepsPerSec).toBeCloseTo(dl2Seconds, -1);
+  });
+
+  it.each([
+    { speeds: 'table', maxWorkers: 12, at16: (m: MeasuredModel) => m.syncSpeed(16, 12) },
+    { speeds: 'table+rbf', maxWorkers: 16, at16: (m: MeasuredModel) => m.extrapolatedSpeed(16, 16) },
+    { speeds: 'rbf', maxWorkers: 16, at16: (m: MeasuredModel) => m.rbfSpeed(16, 16) },
+  ] as const)('--speeds $speeds: DL2’s cap unless clamped, and the speed truth it names', (c) => {
+    const t = importDl2(dump([resnet]), { measured, speeds: c.speeds });
+    const job = parseTrace(JSON.parse(JSON.stringify(t))).jobs[0]!;
+    expect(job.maxWorkers).toBe(c.maxWorkers);
+    expect(resolveSpeed(job, measured).speed(16, 16)).toBeCloseTo(c.at16(measured.get('resnet-50')!), 9);
   });
 
   it.each([

@@ -12,13 +12,15 @@
  *   of `config_speed.txt`; our speed is that sum ÷ the model's global batch in steps/s, so the
  *   work is `numEpochs · epochSize / globalBatch` steps. Speeds come from our measured table.
  * - DL2 caps PS and workers at `maxTasks` (16) each; we also cap at the largest measured count
- *   (our table does not extrapolate, DL2's RBF interpolation does).
+ *   (our table does not extrapolate, DL2's RBF interpolation does) unless `speeds` says
+ *   otherwise: `table+rbf` (DL2's extrapolation beyond the measured shapes) and `rbf` (DL2's speed
+ *   function everywhere) take DL2's cap (`speed.interpolation`; ADR 0028).
  * - our "epoch" (the unit of the loss curve the estimator sees) is `epochsPerEpoch` DL2 epochs
  *   (default 100: a few tens to a few hundred epochs per job).
  */
 import { z } from 'zod';
 import type { MeasuredModel } from './measured-table';
-import type { Trace, TraceJob, TraceServer } from './trace';
+import type { MeasuredInterpolation, Trace, TraceJob, TraceServer } from './trace';
 
 const GPU = 'nvidia.com/gpu';
 
@@ -54,6 +56,8 @@ export interface Dl2ImportOptions {
   readonly measured: ReadonlyMap<string, MeasuredModel>;
   /** DL2 epochs per epoch of the imported loss curve (default 100). */
   readonly epochsPerEpoch?: number;
+  /** The jobs' `speed.interpolation` (default `table`: ours, clamped to the measured shapes). */
+  readonly speeds?: MeasuredInterpolation;
 }
 
 /** Validates a parsed JSON value as a `dl2-jobs` dump; the error lists the offending paths. */
@@ -84,6 +88,8 @@ function importJob(d: Dl2Dump, j: Dl2Dump['jobs'][number], o: Dl2ImportOptions):
   if (!m)
     throw new Error(`dl2 job ${j.id}: no measurements for model "${j.model}" in the measured-speeds table`);
   const perEpoch = o.epochsPerEpoch ?? 100;
+  const speeds = o.speeds ?? 'table';
+  const cap = speeds === 'table';
   const steps = (j.numEpochs * j.epochSize) / m.globalBatch;
   return {
     id: `dl2/job-${String(j.id).padStart(4, '0')}`,
@@ -93,12 +99,14 @@ function importJob(d: Dl2Dump, j: Dl2Dump['jobs'][number], o: Dl2ImportOptions):
     psDemand: resources(d, j.psDemand),
     workerDemand: resources(d, j.workerDemand),
     minPs: 1,
-    maxPs: Math.min(d.maxTasks, m.maxPs),
+    maxPs: cap ? Math.min(d.maxTasks, m.maxPs) : d.maxTasks,
     minWorkers: 1,
-    maxWorkers: Math.min(d.maxTasks, m.maxWorkers),
+    maxWorkers: cap ? Math.min(d.maxTasks, m.maxWorkers) : d.maxTasks,
     globalBatch: m.globalBatch,
     stepsPerEpoch: Math.max(1, Math.round((perEpoch * j.epochSize) / m.globalBatch)),
-    speed: { kind: 'measured', model: j.model },
+    speed: cap
+      ? { kind: 'measured', model: j.model }
+      : { kind: 'measured', model: j.model, interpolation: speeds },
     work: { kind: 'steps', steps },
   };
 }

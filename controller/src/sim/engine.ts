@@ -13,14 +13,14 @@ import { parseJobSpec, type JobSpec } from '../runtime/job-spec';
 import type { Policy } from '../scheduling/types';
 import { SIM_PRIOR_EPOCHS } from '../models/convergence/prior';
 import type { ExponentialCurve } from '../models/convergence/types';
-import { oracleModels, type EstimationModels, type Estimation } from './estimator';
+import { declaredWorkModels, oracleModels, type EstimationModels, type Estimation } from './estimator';
 import type { MeasuredModel } from './measured-table';
-import { resolveWork } from './loss-curve';
+import { FIXED_WORK_RULE } from './loss-curve';
 import { figuresOf, type JobOutcome, type RunFigures, type TimelinePoint } from './metrics';
 import { SimBackend, traceJobName } from './sim-backend';
 import type { SimCluster } from './sim-executor';
 import type { Trace, TraceJob } from './trace';
-import { VirtualTime } from './virtual-time';
+import { SIM_ORIGIN_MS, VirtualTime } from './virtual-time';
 
 export interface SimulationOptions {
   readonly trace: Trace;
@@ -34,6 +34,8 @@ export interface SimulationOptions {
   readonly intervalSec?: number;
   /** Seconds a checkpoint → restart costs (default 30). */
   readonly restartPauseSec?: number;
+  /** Relative noise of each logged speed (default `RECORD_SPEED_NOISE`, 5%). */
+  readonly speedNoise?: number;
   /** The runtime's pre-run settings (online estimation; defaults: the runtime's). */
   readonly preRun?: { budget?: number; maxPs?: number; maxWorkers?: number; recordsPerWorker?: number };
   /** Prior for jobs without a convergence fit yet, in epochs (default 20). */
@@ -121,6 +123,7 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     wallMs: () => time.clock.wallMs(),
     sink: (task, record) => controller?.ingestRecord(task, record),
     ...(o.policy.parameterAssignment ? { assignment: o.policy.parameterAssignment } : {}),
+    ...(o.speedNoise === undefined ? {} : { speedNoise: o.speedNoise }),
   });
   // Whoever knows the speeds needs no pre-run (and pays for none); known remaining work alone does not.
   const speedsKnown = o.estimation.kind === 'oracle' && o.estimation.knows !== 'work';
@@ -129,7 +132,9 @@ export async function simulate(o: SimulationOptions): Promise<SimulationResult> 
     fitSpeed: (s, opts) => o.models.fitSpeed(s, opts),
     ...(o.estimation.kind === 'oracle'
       ? { models: oracleModels(backend.trainers, o.estimation.error, o.seed, o.estimation.knows) }
-      : {}),
+      : o.estimation.declaredEpochs
+        ? { models: declaredWorkModels(backend.trainers) }
+        : {}),
   });
   const ctl = new Controller({
     core,
@@ -203,16 +208,17 @@ async function drive(c: DriveContext): Promise<SimulationResult> {
   }
   o.onProgress?.(1);
   await ctl.stop();
-  return results(ctl, backend, timeline, watched);
+  return results(ctl, backend, { timeline, watched, intervalSec: o.intervalSec ?? DEFAULT_INTERVAL });
 }
 
 /**
- * The convergence rule the job's user set: the trace's, or the one its fixed work was mapped to. A
- * job of fixed work (epochs, steps) ends when its program does; the mapped rule only predicts.
+ * The convergence rule the job's user set: the trace's, or for fixed work (epochs, steps) the one
+ * rule every such job shares (`FIXED_WORK_RULE`), which only predicts — the job ends when its
+ * program does. Nothing in it depends on the job's work: the runtime learns that from the loss.
  */
-function ruleOf(job: TraceJob): { threshold: number; patience: number; stopsJob?: boolean } {
-  const { threshold, patience } = resolveWork(job.work, job.stepsPerEpoch).convergence;
-  return job.work.kind === 'loss-curve' ? { threshold, patience } : { threshold, patience, stopsJob: false };
+export function ruleOf(job: TraceJob): { threshold: number; patience: number; stopsJob?: boolean } {
+  if (job.work.kind === 'loss-curve') return { threshold: job.work.threshold, patience: job.work.patience };
+  return { threshold: FIXED_WORK_RULE.threshold, patience: FIXED_WORK_RULE.patience, stopsJob: false };
 }
 
 function checkStall(
@@ -245,14 +251,19 @@ function finishedFraction(ctl: Controller, total: number): number {
 function results(
   ctl: Controller,
   backend: SimBackend,
-  timeline: readonly TimelinePoint[],
-  watched: readonly WatchedEstimate[],
+  run: {
+    readonly timeline: readonly TimelinePoint[];
+    readonly watched: readonly WatchedEstimate[];
+    readonly intervalSec: number;
+  },
 ): SimulationResult {
+  const { timeline, watched } = run;
   const byId = new Map(backend.trainers);
   const jobs: JobOutcome[] = ctl.records().map((r) => {
     const id = `${r.spec.namespace}/${r.spec.name}`;
     const trace = byId.get(id)?.o.job;
     const finish = r.finishedAt ?? NaN;
+    const since = r.spans[0]?.since;
     return {
       id: trace?.id ?? id,
       type: trace?.type ?? 'unknown',
@@ -261,10 +272,12 @@ function results(
       finish,
       jct: finish - r.submittedAt,
       restarts: backend.cluster.jobs.get(id)?.restarts ?? 0,
+      firstStart: since === undefined ? null : (since - SIM_ORIGIN_MS) / 1000,
     };
   });
   const failedActions = backend.cluster.failedActions;
-  return { ...figuresOf(jobs, timeline), jobs, timeline, rounds: ctl.decisionCount, watched, failedActions };
+  const figures = figuresOf(jobs, timeline, run.intervalSec);
+  return { ...figures, jobs, timeline, rounds: ctl.decisionCount, watched, failedActions };
 }
 
 function watch(
@@ -288,7 +301,8 @@ function watch(
   });
 }
 
-const UTIL_RESOURCES = ['cpu', 'memory', 'nvidia.com/gpu'] as const;
+const GPU = 'nvidia.com/gpu';
+const UTIL_RESOURCES = ['cpu', 'memory', GPU] as const;
 
 function totalCapacity(trace: Trace): Record<string, number> {
   const cap: Record<string, number> = {};
@@ -304,6 +318,7 @@ function usagePoint(cluster: SimCluster, capacity: Record<string, number>, t: nu
   const shares = UTIL_RESOURCES.filter((r) => (capacity[r] ?? 0) > 0).map(
     (r) => (used[r] ?? 0) / (capacity[r] ?? 1),
   );
+  const gpus = capacity[GPU] ?? 0;
   let runningTasks = 0;
   let runningJobs = 0;
   for (const j of cluster.jobs.values()) {
@@ -316,5 +331,6 @@ function usagePoint(cluster: SimCluster, capacity: Record<string, number>, t: nu
     runningTasks,
     runningJobs,
     utilization: shares.length ? shares.reduce((a, b) => a + b, 0) / shares.length : 0,
+    gpuUtilization: gpus > 0 ? (used[GPU] ?? 0) / gpus : 0,
   };
 }

@@ -22,8 +22,13 @@ export const ESTIMATION_KINDS = ['online', 'oracle'] as const;
  * estimated online as usual), to measure what each estimate costs.
  */
 export type Estimation =
-  /** `anonymous`: jobs do not declare their model, so none shares its measured speeds (ADR 0021). */
-  | { readonly kind: 'online'; readonly anonymous?: boolean }
+  /**
+   * `anonymous`: jobs do not declare their model, so none shares its measured speeds (ADR 0021).
+   * `declaredEpochs`: a job of fixed work (a trace's `steps` or `epochs`) declares how much it will
+   * train, so the runtime knows its remaining work (steps declared − steps done) and estimates only
+   * its speed; jobs that train to convergence are estimated as usual.
+   */
+  | { readonly kind: 'online'; readonly anonymous?: boolean; readonly declaredEpochs?: boolean }
   | { readonly kind: 'oracle'; readonly error: number; readonly knows?: 'work' | 'speed' };
 
 const point = (v: number): SpeedPrediction => ({ stepsPerSec: v, lower: v, upper: v });
@@ -53,6 +58,18 @@ export function oracleModels(
       if (knows === 'work') return { remaining };
       if (knows === 'speed') return { speed };
       return { remaining, speed };
+    },
+  };
+}
+
+/** What jobs of fixed work declare (their total steps): the remaining work, exactly; nothing else. */
+export function declaredWorkModels(trainers: ReadonlyMap<string, SimTrainer>): ModelSource {
+  return {
+    of: (jobId, stepsDone) => {
+      const t = trainers.get(jobId);
+      if (!t || t.o.job.work.kind === 'loss-curve') return null;
+      const steps = Math.max(t.totalSteps - stepsDone, 0);
+      return { remaining: { steps, lower: steps, upper: steps } };
     },
   };
 }

@@ -25,6 +25,8 @@ export interface EvaluationOptions {
   readonly getPolicy: (name: string, options?: PolicyOptions) => Policy;
   readonly intervalSec?: number;
   readonly restartPauseSec?: number;
+  /** Relative noise of each logged speed (default: the simulator's, 5%). */
+  readonly speedNoise?: number;
   /** See SimulationOptions.minRoundGapSec; default: 0 up to 500 jobs, 60 s above. */
   readonly minRoundGapSec?: number;
   /** Progress in runs: (done, total), done fractional while a run is under way. */
@@ -77,6 +79,9 @@ function averageFigures(runs: readonly RunFigures[]): RunFigures {
     makespan: mean(runs.map((r) => r.makespan)),
     restarts: mean(runs.map((r) => r.restarts)),
     utilization: mean(runs.map((r) => r.utilization)),
+    gpuUtilization: mean(runs.map((r) => r.gpuUtilization)),
+    maxStartWait: mean(runs.map((r) => r.maxStartWait)),
+    lateStarts: mean(runs.map((r) => r.lateStarts)),
   };
 }
 
@@ -110,6 +115,7 @@ export async function runEvaluation(
       estimation: v.estimation,
       ...(o.intervalSec === undefined ? {} : { intervalSec: o.intervalSec }),
       ...(o.restartPauseSec === undefined ? {} : { restartPauseSec: o.restartPauseSec }),
+      ...(o.speedNoise === undefined ? {} : { speedNoise: o.speedNoise }),
       minRoundGapSec: o.minRoundGapSec ?? (trace.jobs.length > 500 ? 60 : 0),
       ...(i === 0 && extra.watchJob !== undefined ? { watchJob: extra.watchJob } : {}),
       ...(o.preRunBudget === undefined ? {} : { preRunBudget: o.preRunBudget }),
@@ -205,14 +211,20 @@ export function roundFigures(f: RunFigures): RunFigures {
     makespan: round(f.makespan, 1),
     restarts: round(f.restarts, 2),
     utilization: round(f.utilization, 4),
+    gpuUtilization: round(f.gpuUtilization, 4),
+    maxStartWait: round(f.maxStartWait, 1),
+    lateStarts: round(f.lateStarts, 2),
   };
 }
 
 /** The `simulate --json` document. */
+export type EstimationName = 'online' | 'oracle' | 'declared-epochs';
+
 export interface ComparisonReport {
   readonly workload: string;
   readonly seeds: number;
-  readonly estimation: 'online' | 'oracle';
+  /** 'declared-epochs': online, except that jobs of fixed work declare their epochs (remaining work known). */
+  readonly estimation: EstimationName;
   /** `--policy-option` pairs every policy was built with (empty: defaults). */
   readonly policyOptions: readonly string[];
   readonly policies: Record<string, RunFigures>;
@@ -262,7 +274,7 @@ export function comparisonReport(
   o: {
     workload: string;
     seeds: number;
-    estimation: 'online' | 'oracle';
+    estimation: EstimationName;
     policyOptions?: readonly string[];
     bound: BoundSummary;
     failed?: ReadonlyMap<string, string>;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { measuredModelsFromCsv, type MeasuredModel } from './measured-table';
+import { measuredPause, restartCostSchema } from './restart-cost';
 import { parseTrace, type Trace } from './trace';
 import { buildWorkload, isWorkloadName, WORKLOAD_NAMES } from './workloads';
 
@@ -24,6 +25,26 @@ export function loadMeasured(path = DEFAULT_MEASURED_CSV): Map<string, MeasuredM
     );
   }
   return measuredModelsFromCsv(text);
+}
+
+/** The restart costs measured on the real PyTorch trainers, shipped with the repository. */
+export const DEFAULT_RESTART_COST_JSON = fileURLToPath(
+  new URL('../../../test/data/restart-cost.json', import.meta.url),
+);
+
+/** `--restart-pause measured[:kind]` in seconds, from `path` (`npm run bench:restart -- --out`). */
+export function loadMeasuredPause(spec: string, path = DEFAULT_RESTART_COST_JSON): number {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(
+      `--restart-pause ${spec}: cannot read "${path}": ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const doc = restartCostSchema.safeParse(value);
+  if (!doc.success) throw new Error(`--restart-pause ${spec}: "${path}" is no restart-cost file`);
+  return measuredPause(doc.data, spec);
 }
 
 /** Reads a JSON trace file with a clear error for unreadable, non-JSON or invalid content. */

@@ -59,29 +59,38 @@ export function convergenceEpoch(truth: ConvergenceTruth, maxEpochs = 5000): num
   return e ?? maxEpochs;
 }
 
-/** Curve and noise for jobs whose trace gives a fixed amount of work (the paper's Seq2Seq-like fit). */
-const FIXED_WORK_CURVE = { kind: 'inverse', beta0: 0.3, beta1: 1, beta2: 0.05 } as const;
-const FIXED_WORK_RULE = { patience: 3, noise: 0.03 } as const;
+/**
+ * The convergence rule of every job whose trace gives a fixed amount of work (other simulators'
+ * traces, DL2's), as its user would set it: one rule for all jobs, so it says nothing about any
+ * one job's work. δ = 0.0005 lets the curve below reach about 470 epochs (DL2's jobs need 15–288).
+ */
+export const FIXED_WORK_RULE = { threshold: 0.0005, patience: 3, noise: 0.03 } as const;
+/** The fixed-work curve l(e) = 1/(β0·e + β1) + β2 (the paper's Seq2Seq-like fit); β0 sets its length. */
+const FIXED_WORK_CURVE = { beta1: 1, beta2: 0.05 } as const;
+
+const fixedWorkTruth = (beta0: number): ConvergenceTruth => ({
+  ...FIXED_WORK_RULE,
+  curve: { kind: 'inverse', beta0, ...FIXED_WORK_CURVE },
+});
 
 /**
- * A rule whose convergence on the fixed curve falls at about `epochs`: the epoch is monotone in δ,
- * so δ is found by bisection (in log space).
+ * The fixed-work curve whose rule (`FIXED_WORK_RULE`, the same for every job) holds at about
+ * `epochs`: the job's work is in the curve's speed β0 only, which the runtime must estimate from
+ * the logged loss — it is never told the epochs. On the branch used (β0 ≥ 4·δ·l(0)) the epoch
+ * falls as β0 grows, so β0 is found by bisection in log space; a job longer than the rule allows
+ * gets the longest curve (its program still ends at its true steps).
  */
 export function curveForEpochs(epochs: number): ConvergenceTruth {
-  const at = (threshold: number): ConvergenceTruth => ({
-    ...FIXED_WORK_RULE,
-    curve: FIXED_WORK_CURVE,
-    threshold,
-  });
-  let lo = 1e-7;
-  let hi = 0.5;
+  const l0 = 1 / FIXED_WORK_CURVE.beta1 + FIXED_WORK_CURVE.beta2;
+  let lo = 4 * FIXED_WORK_RULE.threshold * l0;
+  let hi = 1e3;
   for (let i = 0; i < 60; i++) {
     const mid = Math.sqrt(lo * hi);
-    // A smaller δ converges later.
-    if (convergenceEpoch(at(mid), 100_000) > epochs) lo = mid;
+    // A faster-falling curve (larger β0) converges earlier.
+    if (convergenceEpoch(fixedWorkTruth(mid), 100_000) > epochs) lo = mid;
     else hi = mid;
   }
-  return at(hi);
+  return fixedWorkTruth(hi);
 }
 
 /** The hidden truth of a job: its loss curve and the total steps it needs. */

@@ -4,6 +4,7 @@
  */
 import { fcnnlsVector } from 'ml-fcnnls';
 import { parseMeasuredSpeeds, type MeasuredData } from '../models/speed';
+import { linearRbf } from './measured-rbf';
 
 /** One measured shape of one model, in global steps per second (sync, fixed global batch). */
 export interface MeasuredRow {
@@ -56,6 +57,13 @@ export interface MeasuredModel {
   readonly theta: SyncTheta;
   /** Sync global steps/s at (p, w), clamped to the measured range. */
   syncSpeed(p: number, w: number): number;
+  /**
+   * The same inside the measured range; beyond it DL2's extrapolation (`measured-rbf.ts`), scaled
+   * to meet the table at the nearest measured shape (one value for both where they meet).
+   */
+  extrapolatedSpeed(p: number, w: number): number;
+  /** DL2's own speed function (`measured-rbf.ts`) at (p, w), never below 1% of the slowest measurement. */
+  rbfSpeed(p: number, w: number): number;
 }
 
 const evalTheta = (t: SyncTheta, m: number, p: number, w: number): number =>
@@ -88,17 +96,34 @@ export function buildMeasuredModel(rows: readonly MeasuredRow[]): MeasuredModel 
       table[(p - 1) * maxWorkers + (w - 1)] = evalTheta(theta, m, p, w) * ratio;
     }
   }
+  const syncSpeed = (p: number, w: number): number => {
+    const pi = Math.min(Math.max(Math.round(p), 1), maxPs);
+    const wi = Math.min(Math.max(Math.round(w), 1), maxWorkers);
+    return table[(pi - 1) * maxWorkers + (wi - 1)] ?? 0;
+  };
+  let fitted: ((p: number, w: number) => number) | null = null;
+  const floor = 0.01 * Math.min(...rows.map((r) => r.stepsPerSec));
+  const rbf = (p: number, w: number): number => {
+    fitted ??= linearRbf(rows); // built on first use: O(shapes³)
+    return Math.max(fitted(p, w), floor);
+  };
   return {
     model: first.model,
     globalBatch: m,
     maxPs,
     maxWorkers,
     theta,
-    syncSpeed: (p, w) => {
-      const pi = Math.min(Math.max(Math.round(p), 1), maxPs);
-      const wi = Math.min(Math.max(Math.round(w), 1), maxWorkers);
-      return table[(pi - 1) * maxWorkers + (wi - 1)] ?? 0;
+    syncSpeed,
+    extrapolatedSpeed: (p, w) => {
+      const pi = Math.max(Math.round(p), 1);
+      const wi = Math.max(Math.round(w), 1);
+      if (pi <= maxPs && wi <= maxWorkers) return syncSpeed(pi, wi);
+      const edge = { p: Math.min(pi, maxPs), w: Math.min(wi, maxWorkers) };
+      const at = rbf(edge.p, edge.w);
+      const beyond = rbf(pi, wi);
+      return syncSpeed(edge.p, edge.w) * (beyond / at);
     },
+    rbfSpeed: (p, w) => rbf(Math.max(Math.round(p), 1), Math.max(Math.round(w), 1)),
   };
 }
 

@@ -23,6 +23,7 @@ export interface RunTask {
   readonly estimation: Estimation;
   readonly intervalSec?: number;
   readonly restartPauseSec?: number;
+  readonly speedNoise?: number;
   readonly minRoundGapSec: number;
   readonly watchJob?: string;
   readonly preRunBudget?: number;
@@ -43,6 +44,7 @@ export function simulationOf(
     seed: task.seed,
     ...(task.intervalSec === undefined ? {} : { intervalSec: task.intervalSec }),
     ...(task.restartPauseSec === undefined ? {} : { restartPauseSec: task.restartPauseSec }),
+    ...(task.speedNoise === undefined ? {} : { speedNoise: task.speedNoise }),
     minRoundGapSec: task.minRoundGapSec,
     ...(task.watchJob === undefined ? {} : { watchJob: task.watchJob }),
     ...(task.preRunBudget === undefined ? {} : { preRun: { budget: task.preRunBudget } }),

@@ -27,6 +27,8 @@ export interface SimBackendOptions {
   readonly sink: (task: TaskId, record: MetricsRecord) => void;
   /** How the policy's jobs assign parameter blocks to PS (`Policy.parameterAssignment`). */
   readonly assignment?: 'paa' | 'mxnet-default';
+  /** Relative noise of one logged speed (the trainers' default when absent). */
+  readonly speedNoise?: number;
 }
 
 /** Splits a trace id `namespace/name` (or a bare name, in `default`). */
@@ -86,6 +88,7 @@ export class SimBackend implements Backend {
         name: spec.name,
         slowdowns: this.o.trace.cluster.slowdowns ?? [],
         ...(this.o.assignment ? { assignment: this.o.assignment } : {}),
+        ...(this.o.speedNoise === undefined ? {} : { speedNoise: this.o.speedNoise }),
       }),
     );
     this.cluster.submit({ id, psDemand: job.psDemand, workerDemand: job.workerDemand });

@@ -39,6 +39,8 @@ export interface TrainerOptions {
   readonly slowdowns?: readonly Slowdown[];
   /** How the policy's jobs assign parameter blocks to PS (with the job's `parameterBlocks`). */
   readonly assignment?: 'paa' | 'mxnet-default';
+  /** Relative noise of one logged speed (default {@link RECORD_SPEED_NOISE}). */
+  readonly speedNoise?: number;
 }
 
 export class SimTrainer {
@@ -190,7 +192,9 @@ export class SimTrainer {
       const f = slow?.get(index) ?? 1;
       const noise = Math.max(
         0.2,
-        1 + RECORD_SPEED_NOISE * hashedNormal(this.o.seed, `${job.id}:rate:${index}`, line),
+        1 +
+          (this.o.speedNoise ?? RECORD_SPEED_NOISE) *
+            hashedNormal(this.o.seed, `${job.id}:rate:${index}`, line),
       );
       const rate = (async && slow ? 1 / (baseStep * f) : workerSteps) * noise;
       const stepTime = slow ? (baseStep * f) / noise : 1 / rate;

@@ -29,10 +29,10 @@ export interface SpeedTruthInput {
  * measured sync step time plus the compute time of the extra M − M/w samples (θ0 per sample from the
  * Eq. 4 fit), and the job's speed is w workers' worth of such steps.
  */
-function asyncFromMeasured(m: MeasuredModel, batch: number): TrueSpeed {
+function asyncFromMeasured(m: MeasuredModel, batch: number, sync: TrueSpeed): TrueSpeed {
   const perSample = m.theta[0];
   return (p, w) => {
-    const syncStep = 1 / m.syncSpeed(p, w);
+    const syncStep = 1 / sync(p, w);
     return w / (syncStep + perSample * (batch - batch / w));
   };
 }
@@ -60,8 +60,13 @@ export function resolveSpeed(
   }
   const m = measured.get(truth.model);
   if (!m) throw new Error(`no measurements for model "${truth.model}" in the measured-speeds table`);
+  const sync: TrueSpeed = {
+    table: (p: number, w: number) => m.syncSpeed(p, w),
+    'table+rbf': (p: number, w: number) => m.extrapolatedSpeed(p, w),
+    rbf: (p: number, w: number) => m.rbfSpeed(p, w),
+  }[truth.interpolation ?? 'table'];
   return {
-    speed: mode === 'sync' ? (p, w) => m.syncSpeed(p, w) : asyncFromMeasured(m, m.globalBatch),
+    speed: mode === 'sync' ? sync : asyncFromMeasured(m, m.globalBatch, sync),
     // Async: θ0·M per step instead of θ0·M/w; expressed through syncCommShare with batch M·w.
     commShare:
       mode === 'sync'

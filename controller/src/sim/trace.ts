@@ -10,6 +10,10 @@ const positive = finite.gt(0);
 const nonNegative = finite.min(0);
 const resources = z.record(z.string().min(1), nonNegative);
 
+/** How a measured model's speed is read between and beyond its measured shapes. */
+export const MEASURED_INTERPOLATIONS = ['table', 'table+rbf', 'rbf'] as const;
+export type MeasuredInterpolation = (typeof MEASURED_INTERPOLATIONS)[number];
+
 /** Ground-truth loss per epoch `e` (fractional: e = step / stepsPerEpoch). */
 export const lossCurveSchema = z.discriminatedUnion('kind', [
   /** The paper's form l(e) = 1/(β0·e + β1) + β2. */
@@ -61,8 +65,19 @@ export const workSchema = z.discriminatedUnion('kind', [
 export type Work = z.infer<typeof workSchema>;
 
 export const speedTruthSchema = z.discriminatedUnion('kind', [
-  /** Interpolated from `test/data/measured-speeds.csv` for this model (sync; async derived, see ADR 0002). */
-  z.object({ kind: z.literal('measured'), model: z.string().min(1) }).strict(),
+  /**
+   * From `test/data/measured-speeds.csv` for this model (sync; async derived, see ADR 0002), by
+   * `interpolation`: `table` (default) interpolates between measured shapes and beyond the
+   * largest gives the speed there; `table+rbf` the same inside, DL2's extrapolation beyond;
+   * `rbf` DL2's own speed function everywhere (`measured-rbf.ts`; ADR 0028).
+   */
+  z
+    .object({
+      kind: z.literal('measured'),
+      model: z.string().min(1),
+      interpolation: z.enum(MEASURED_INTERPOLATIONS).optional(),
+    })
+    .strict(),
   /** Eq. 3/4 with these θ (sync: 5 values θ0..θ4, async: 4 values θ0..θ3). */
   z.object({ kind: z.literal('parametric'), theta: z.array(nonNegative).min(4).max(5) }).strict(),
 ]);

@@ -4,7 +4,8 @@
  */
 import { LineSplitter } from '../input/line-splitter';
 import { type DraftRecord, RecordAssembler } from './assembler';
-import { createLineParser, type LogFormat } from './select';
+import type { LogFormat } from '../../../shared/src/schemas';
+import { createLineParser } from './select';
 
 export interface ParseBufferOptions {
   format?: LogFormat;

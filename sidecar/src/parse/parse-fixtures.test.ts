@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { metricsRecordSchema } from '../../../shared/src/schemas';
 import { parseBuffer } from './parse-buffer';
-import type { LogFormat } from './select';
+import type { LogFormat } from '../../../shared/src/schemas';
+import type { DraftRecord } from './assembler';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../test/fixtures');
 const load = (name: string): Buffer => fs.readFileSync(path.join(FIXTURES, name));
@@ -180,5 +181,66 @@ describe('fixture logs', () => {
 
   it('a forced format ignores other frameworks', () => {
     expect(parseBuffer(load('keras.log'), { format: 'mxnet' }).records).toHaveLength(0);
+  });
+});
+
+/**
+ * Real output of the PyTorch reference trainers (charts/optimus/examples/pytorch; checkpoint paths
+ * shortened to /checkpoint), stdout and stderr merged as the log tee writes them: an all-reduce rank 0
+ * stopped by SIGTERM at step 41 and resumed at another world size, and an async PS worker 0.
+ */
+describe('PyTorch reference trainer logs', () => {
+  const lines = (file: string) =>
+    load(file)
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
+  const json = (file: string) =>
+    lines(file)
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const step = (r: DraftRecord) => r.metrics['global_step'];
+
+  it.each(
+    ['pytorch-ddp.log', 'pytorch-ps-async.log'].flatMap((file) =>
+      (['auto', 'jsonl'] as const).map((format) => ({ file, format })),
+    ),
+  )(
+    '$file as $format: one record per JSON line, every field carried; notes and TensorPipe lines are not records',
+    ({ file, format }) => {
+      const { records, unparsed } = parseBuffer(load(file), { format });
+      const expected = json(file);
+      expect(records).toHaveLength(expected.length);
+      records.forEach((r, i) => {
+        const e = expected[i]!;
+        expect(r).toMatchObject({
+          framework: 'jsonl',
+          kind: e['kind'],
+          epoch: e['epoch'],
+          batch: e['batch'] ?? null,
+          samplesPerSec: e['samples_per_sec'] ?? null,
+          stepTime: e['step_time'] ?? null,
+          loss: e['loss'] ?? null,
+        });
+        expect(step(r)).toBe(e['global_step']);
+        expect(metricsRecordSchema.safeParse({ v: 1, seq: i, ...r }).success).toBe(true);
+      });
+      expect(unparsed).toBe(lines(file).length - expected.length);
+    },
+  );
+
+  it('a resize reads as: last step, a stop checkpoint of that step, the next step after the restart', () => {
+    const records = parseBuffer(load('pytorch-ddp.log')).records;
+    const stop = records.findIndex((r) => r.kind === 'checkpoint' && step(r) === 41);
+    expect(step(records[stop - 1]!)).toBe(41);
+    expect(records[stop + 1]).toMatchObject({
+      kind: 'batch',
+      epoch: 4,
+      batch: 1,
+      metrics: { global_step: 42, workers: 1 },
+    });
+    const steps = records.filter((r) => r.kind === 'batch').map(step);
+    expect(steps).toEqual([...steps].sort((a, b) => (a ?? 0) - (b ?? 0)));
+    expect(new Set(steps).size).toBe(steps.length);
   });
 });

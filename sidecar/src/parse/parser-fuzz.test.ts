@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { metricsRecordSchema } from '../../../shared/src/schemas';
 import { parseBuffer } from './parse-buffer';
-import { LOG_FORMATS } from './select';
+import { LOG_FORMATS } from '../../../shared/src/schemas';
 
 // Fragments that steer random input into the parsers' interesting paths.
 const FRAGMENTS = [

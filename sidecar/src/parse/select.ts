@@ -2,7 +2,7 @@
  * Chooses the parser for a configured format; `auto` tries every format, the last one that matched first,
  * so a log settles onto its framework after one line while mixed logs still parse.
  */
-import type { Framework } from '../../../shared/src/schemas';
+import type { Framework, LogFormat } from '../../../shared/src/schemas';
 import { gluonParser } from './gluon';
 import { huggingfaceParser } from './huggingface';
 import { jsonlParser } from './jsonl';
@@ -12,18 +12,7 @@ import { mxnetParser } from './mxnet';
 import { tfEstimatorParser } from './tf-estimator';
 import type { LineParser, ParseResult } from './types';
 
-export const LOG_FORMATS = [
-  'auto',
-  'mxnet',
-  'gluon',
-  'keras',
-  'tf-estimator',
-  'lightning',
-  'huggingface',
-  'jsonl',
-] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
-
+/** One parser per framework: a framework added to shared/src/schemas.ts without one fails to compile. */
 const FACTORIES: Record<Framework, () => LineParser> = {
   mxnet: mxnetParser,
   gluon: gluonParser,

@@ -14,8 +14,10 @@ import {
   type EvaluationOptions,
   type Variant,
 } from '../../sim/evaluate';
-import { loadMeasured, workloadSource } from '../../sim/load';
+import { loadMeasured, loadMeasuredPause, workloadSource } from '../../sim/load';
+import { runSensitivity, type SensitivityReport } from '../../sim/sensitivity';
 import { productionModels } from '../../sim/models';
+import { isMeasuredPause } from '../../sim/restart-cost';
 import { writePlots } from '../../sim/plots';
 import { WORKLOAD_NAMES } from '../../sim/workloads';
 import { PRE_RUN_DEFAULTS } from '../../runtime/pre-run';
@@ -32,12 +34,16 @@ interface SimulateFlags {
   png?: boolean;
   jobs?: number;
   interval: number;
-  restartPause: number;
+  /** Seconds, or `measured[:kind]` (see {@link restartPauseFlag}). */
+  restartPause: number | string;
   minRoundGap?: number;
   measured?: string;
   policyOption: string[];
   workers?: number;
   preRunBudget?: number;
+  speedNoise?: number;
+  declaredEpochs?: boolean;
+  sensitivity?: boolean;
 }
 
 function parsePolicies(list: string): string[] {
@@ -52,6 +58,24 @@ function parsePolicies(list: string): string[] {
   if (names.length === 0) throw new UsageError('--policies must name at least one policy');
   // Ratios are against Optimus, so it always runs.
   return names.includes('optimus') ? names : ['optimus', ...names];
+}
+
+/** `--restart-pause`: seconds ≥ 0, or `measured` / `measured:<kind>` (test/data/restart-cost.json). */
+function restartPauseFlag(value: string): number | string {
+  return isMeasuredPause(value) ? value : numberFlag('restart-pause', 0)(value);
+}
+
+function restartPauseSec(flag: number | string): number {
+  if (typeof flag === 'number') return flag;
+  let sec: number;
+  try {
+    sec = loadMeasuredPause(flag);
+  } catch (err) {
+    // The file or the kind the flag names: a usage error, its message names the flag.
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  note(`restart pause (${flag}, measured on the real PyTorch trainers): ${sec.toFixed(2)} s`);
+  return sec;
 }
 
 function progressBar(enabled: boolean): { onRun: (done: number, total: number) => void; stop: () => void } {
@@ -99,7 +123,8 @@ function humanTable(doc: ComparisonReport | AblationReport): string {
     ([name, f]) =>
       `${name.padEnd(30)} avg JCT ${f.avgJct.toFixed(0).padStart(6)} s  p95 ${f.p95Jct.toFixed(0).padStart(6)} s  ` +
       `makespan ${(f.makespan / 3600).toFixed(2)} h  restarts ${f.restarts.toFixed(0).padStart(4)}  ` +
-      `util ${(f.utilization * 100).toFixed(0)}%${extra(name)}`,
+      `util ${(f.utilization * 100).toFixed(0)}% (GPUs ${(f.gpuUtilization * 100).toFixed(0)}%)  ` +
+      `late starts ${f.lateStarts.toFixed(1)}${extra(name)}`,
   );
   const failures = Object.entries(doc.failed).map(([name, why]) => `${name.padEnd(30)} FAILED: ${why}\n`);
   const bound =
@@ -108,12 +133,46 @@ function humanTable(doc: ComparisonReport | AblationReport): string {
   return `workload ${doc.workload}, ${doc.seeds} seed(s)\n${lines.join('\n')}\n${failures.join('')}${bound}\n`;
 }
 
+/** Every JCT ratio at each sensitivity setting, one column per setting, the run's own first. */
+function sensitivityTable(s: SensitivityReport, seeds: number): string {
+  const label = (r: SensitivityReport['rows'][number]) =>
+    r.varies === 'default'
+      ? `default (${r.restartPauseSec} s, ${r.speedNoise * 100}%)`
+      : r.varies === 'restartPauseSec'
+        ? `pause ${r.restartPauseSec} s`
+        : `noise ${r.speedNoise * 100}%`;
+  const names = Object.keys(s.rows[0]?.jct ?? {});
+  const cell = (r: SensitivityReport['rows'][number], name: string) => {
+    const v = r.jct[name];
+    const range = r.jctRatioRange[name];
+    if (v === undefined) return r.failed[name] ? 'failed' : '–';
+    return seeds > 1 && range && name !== 'optimus'
+      ? `${v.toFixed(2)} (${range.min.toFixed(2)}–${range.max.toFixed(2)})`
+      : v.toFixed(2);
+  };
+  const width = 22;
+  const head = ['JCT ÷ optimus'.padEnd(30), ...s.rows.map((r) => label(r).padStart(width))].join('');
+  const lines = names.map((n) => [n.padEnd(30), ...s.rows.map((r) => cell(r, n).padStart(width))].join(''));
+  const optimus = [
+    'optimus avg JCT (s)'.padEnd(30),
+    ...s.rows.map((r) => (r.avgJct['optimus'] ?? NaN).toFixed(0).padStart(width)),
+  ].join('');
+  return `\nsensitivity: restart pause and logged-speed noise (per-seed range in brackets)\n${head}\n${lines.join('\n')}\n${optimus}\n`;
+}
+
 async function run(flags: SimulateFlags): Promise<void> {
   const measured = loadMeasured(flags.measured);
   const source = workloadSource(flags.workload, measured, flags.jobs);
   const bar = progressBar(!flags.json && process.stderr.isTTY);
   const policyOptions = parsePolicyOptions(flags.policyOption);
-  const estimation = flags.oracle ? ({ kind: 'oracle', error: 0 } as const) : ({ kind: 'online' } as const);
+  if (flags.oracle && flags.declaredEpochs)
+    throw new UsageError('--oracle and --declared-epochs exclude each other');
+  if (flags.ablation && flags.sensitivity)
+    throw new UsageError('--ablation and --sensitivity exclude each other');
+  const estimation = flags.oracle
+    ? ({ kind: 'oracle', error: 0 } as const)
+    : ({ kind: 'online', ...(flags.declaredEpochs ? { declaredEpochs: true } : {}) } as const);
+  const estimationName = flags.oracle ? 'oracle' : flags.declaredEpochs ? 'declared-epochs' : 'online';
   const options: EvaluationOptions = {
     workload: flags.workload,
     source,
@@ -122,7 +181,8 @@ async function run(flags: SimulateFlags): Promise<void> {
     models: productionModels,
     getPolicy: (name, o) => getPolicy(name, { ...policyOptions, ...o }),
     intervalSec: flags.interval,
-    restartPauseSec: flags.restartPause,
+    restartPauseSec: restartPauseSec(flags.restartPause),
+    ...(flags.speedNoise === undefined ? {} : { speedNoise: flags.speedNoise }),
     ...(flags.minRoundGap === undefined ? {} : { minRoundGapSec: flags.minRoundGap }),
     onRun: bar.onRun,
     policyOptions,
@@ -135,6 +195,7 @@ async function run(flags: SimulateFlags): Promise<void> {
     : parsePolicies(flags.policies).map((p) => ({ name: p, policy: p, estimation }));
   const watchJob = source(1).jobs[Math.floor(source(1).jobs.length / 2)]?.id;
   const { results, bound, failed } = await runEvaluation(options, variants, watchJob ? { watchJob } : {});
+  const sensitivity = flags.sensitivity ? await runSensitivity(options, variants, { results, failed }) : null;
   bar.stop();
   const doc = flags.ablation
     ? ablationReport({ workload: flags.workload, seeds: flags.seeds, bound, variants, failed }, results)
@@ -142,7 +203,7 @@ async function run(flags: SimulateFlags): Promise<void> {
         {
           workload: flags.workload,
           seeds: flags.seeds,
-          estimation: estimation.kind,
+          estimation: estimationName,
           policyOptions: flags.policyOption,
           bound,
           failed,
@@ -159,8 +220,8 @@ async function run(flags: SimulateFlags): Promise<void> {
     });
     note(`plots: ${files.join(', ')}`);
   }
-  if (flags.json) printJson(doc);
-  else process.stdout.write(humanTable(doc));
+  if (flags.json) printJson(sensitivity ? { ...doc, sensitivity } : doc);
+  else process.stdout.write(humanTable(doc) + (sensitivity ? sensitivityTable(sensitivity, doc.seeds) : ''));
 }
 
 export function registerSimulateCommands(program: Command): void {
@@ -171,7 +232,7 @@ export function registerSimulateCommands(program: Command): void {
     .option(
       '--policies <list>',
       'comma-separated policies (ratios are against optimus)',
-      'optimus,optimus-paper,drf,tetris,fifo,fifo-fill,srtf,srtf-fill',
+      'optimus,optimus-paper,drf,tetris,tiresias,fifo,fifo-fill,srtf,srtf-fill',
     )
     .option('--seeds <n>', 'number of seeds (1..n); figures are averaged', intFlag('seeds'), 1)
     .option('--oracle', 'give the policies the true remaining work and speeds instead of online estimates')
@@ -190,15 +251,28 @@ export function registerSimulateCommands(program: Command): void {
     .option('--jobs <n>', 'number of jobs of a built-in workload', intFlag('jobs'))
     .option('--interval <sec>', 'scheduling interval in seconds', numberFlag('interval', 1), 600)
     .option(
-      '--restart-pause <sec>',
-      'checkpoint → restart pause per resize, seconds',
-      numberFlag('restart-pause', 0),
+      '--restart-pause <sec|measured[:kind]>',
+      'checkpoint → restart pause per resize, seconds; measured: the median restart of the real PyTorch trainers (npm run bench:restart) of the parameter-server kinds, or of one kind (allreduce, ps-sync, ps-async)',
+      restartPauseFlag,
       30,
     )
     .option(
       '--min-round-gap <sec>',
       'arrivals/finishes trigger a round at most this often (default 0, or 60 s above 500 jobs)',
       numberFlag('min-round-gap', 0),
+    )
+    .option(
+      '--speed-noise <f>',
+      'relative noise of each logged speed (default 0.05)',
+      numberFlag('speed-noise', 0, 0.5),
+    )
+    .option(
+      '--declared-epochs',
+      'jobs of fixed work (DL2 traces) declare their epochs: remaining work is known, speeds are estimated online',
+    )
+    .option(
+      '--sensitivity',
+      'also every ratio at restart pauses of 0, 30 and 120 s and at speed noise of 5% and 20% (JSON: "sensitivity")',
     )
     .option('--measured <csv>', 'measured-speeds CSV (default test/data/measured-speeds.csv)')
     .option(

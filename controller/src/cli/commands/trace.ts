@@ -7,7 +7,12 @@ import type { Command } from 'commander';
 import { importDl2, parseDl2Dump } from '../../sim/dl2-import';
 import { loadMeasured } from '../../sim/load';
 import { resnet50Blocks } from '../../scheduling/paa';
-import { serializeTrace, type Trace } from '../../sim/trace';
+import {
+  MEASURED_INTERPOLATIONS,
+  serializeTrace,
+  type MeasuredInterpolation,
+  type Trace,
+} from '../../sim/trace';
 import { buildWorkload, isWorkloadName, WORKLOAD_NAMES } from '../../sim/workloads';
 import { intFlag, numberFlag, UsageError } from '../output';
 
@@ -15,6 +20,7 @@ interface ImportFlags {
   from: string;
   epochsPerEpoch: number;
   measured?: string;
+  speeds: string;
 }
 
 /** The importers by source format. */
@@ -104,14 +110,28 @@ export function registerTraceCommands(program: Command): void {
       numberFlag('epochs-per-epoch', 1),
       100,
     )
+    .option(
+      '--speeds <how>',
+      `dl2: ${MEASURED_INTERPOLATIONS.join(' | ')} — ours, clamped at the largest measured shape; ours with DL2's extrapolation beyond it; DL2's speed function everywhere (the last two up to DL2's 16 PS and workers)`,
+      'table',
+    )
     .option('--measured <csv>', 'measured-speeds CSV (default test/data/measured-speeds.csv)')
     .option('--json', 'accepted for uniformity: the trace is one JSON document on stdout either way')
     .action((file: string, flags: ImportFlags) => {
       if (!(IMPORTERS as readonly string[]).includes(flags.from)) {
         throw new UsageError(`--from must be one of ${IMPORTERS.join(', ')}, got "${flags.from}"`);
       }
+      if (!(MEASURED_INTERPOLATIONS as readonly string[]).includes(flags.speeds)) {
+        throw new UsageError(
+          `--speeds must be one of ${MEASURED_INTERPOLATIONS.join(', ')}, got "${flags.speeds}"`,
+        );
+      }
       const measured = loadMeasured(flags.measured);
-      const t = importDl2(parseDl2Dump(readJson(file)), { measured, epochsPerEpoch: flags.epochsPerEpoch });
+      const t = importDl2(parseDl2Dump(readJson(file)), {
+        measured,
+        epochsPerEpoch: flags.epochsPerEpoch,
+        speeds: flags.speeds as MeasuredInterpolation,
+      });
       process.stdout.write(serializeTrace(t));
     });
 }

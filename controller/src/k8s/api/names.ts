@@ -27,17 +27,7 @@ export const ANNOTATION_DEFAULT_CONTAINER = 'kubectl.kubernetes.io/default-conta
 export const ANNOTATION_CAPTURE_OUTPUT = 'optimus.dev/capture-output' as const;
 /** Container names Kubeflow's operators give the training container (TFJob, MXJob, PyTorchJob, …). */
 export const KUBEFLOW_CONTAINER_NAMES = ['tensorflow', 'mxnet', 'pytorch', 'paddle', 'xgboost'] as const;
-/** The sidecar's log formats (sidecar/src/parse/select.ts; a test keeps the lists equal). */
-export const LOG_FORMATS = [
-  'auto',
-  'mxnet',
-  'gluon',
-  'keras',
-  'tf-estimator',
-  'lightning',
-  'huggingface',
-  'jsonl',
-] as const;
+export { LOG_FORMATS } from '../../../../shared/src/schemas';
 /** Namespaces the webhook never injects into, whatever its namespaceSelector says. */
 export const SYSTEM_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease'] as const;
 /** Set by the webhook on pods it injected (idempotence marker, and for humans). */

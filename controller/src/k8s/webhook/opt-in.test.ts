@@ -8,8 +8,6 @@ import fastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import { describe, expect, it } from 'vitest';
-import { LOG_FORMATS as SIDECAR_LOG_FORMATS } from '../../../../sidecar/src/parse/select';
-import { LOG_FORMATS } from '../api/names';
 import { TEE_ARGV0 } from '../rollout/log-tee';
 import { identify } from './identity';
 import type { AdmissionReviewOut } from './admission';
@@ -229,9 +227,5 @@ describe('opt-in by annotation', () => {
     expect(env['OPTIMUS_BATCH_SIZE']).toBeUndefined();
     expect(env['OPTIMUS_LOG_FORMAT']).toBeUndefined();
     expect(r.review.response.warnings).toHaveLength(2);
-  });
-
-  it('knows the same log formats as the sidecar', () => {
-    expect([...LOG_FORMATS]).toEqual([...SIDECAR_LOG_FORMATS]);
   });
 });

@@ -26,6 +26,11 @@ export class BinaryHeap<T> {
     items[i] = item;
   }
 
+  /** The item `pop` would return, left in place. */
+  peek(): T | undefined {
+    return this.items[0];
+  }
+
   pop(): T | undefined {
     const items = this.items;
     const top = items[0];

@@ -35,6 +35,8 @@ export interface PreparedJob {
 }
 
 export interface PreparedInput {
+  /** The caller's clock (`PolicyInput.now`). */
+  readonly now: number;
   readonly space: ResourceSpace;
   readonly servers: readonly PreparedServer[];
   readonly serverIndex: ReadonlyMap<string, number>;
@@ -74,7 +76,7 @@ export function prepare(input: PolicyInput): PreparedInput {
   jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const restartCostSec =
     Number.isFinite(input.restartCostSec) && input.restartCostSec > 0 ? input.restartCostSec : 0;
-  return { space, servers, serverIndex, jobs, invalid, total, restartCostSec };
+  return { now: input.now, space, servers, serverIndex, jobs, invalid, total, restartCostSec };
 }
 
 function* recordsOf(input: PolicyInput) {

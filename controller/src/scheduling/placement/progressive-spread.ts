@@ -13,6 +13,9 @@
  *   pengyanghua/DL2 fifo_env.py / srtf_env.py): jobs in the allocator's order; each gets its
  *   first bundle and then pairs up to its maximum before the next job starts. With `headOfLine`,
  *   a job whose first bundle finds no room blocks every later one (FIFO).
+ * - fixed shapes (`growth: 'none'`; Tiresias): jobs in the allocator's order, each at the shape it
+ *   was allocated, whole or not at all; a job that does not fit is skipped (fit-first) and the
+ *   later ones still try.
  *
  * A job's placed shape is what the filling reached (reported in `shrunk`, which compose uses as
  * the job's shape whether it is smaller or larger than the allocated one): the allocator only
@@ -30,7 +33,7 @@ import { ServerIndex } from './server-index';
 import { TaskListBuilder } from './task-list';
 
 export interface ProgressiveSpreadOptions {
-  readonly growth: 'dominant-share' | 'queue';
+  readonly growth: 'dominant-share' | 'queue' | 'none';
   /** With `growth: 'queue'`: a job whose first bundle does not fit blocks the later ones. */
   readonly headOfLine?: boolean;
   /** Servers visited per task beyond the sound pruning bound (see `ServerIndex.visit`). */
@@ -49,21 +52,26 @@ interface Filling {
 export function progressiveSpreadPlacer(options: ProgressiveSpreadOptions): Placer {
   const scanLimit = options.scanLimit ?? 512;
   return {
-    name: options.growth === 'queue' ? 'fill-queue-spread' : 'drf-spread',
+    name: { queue: 'fill-queue-spread', 'dominant-share': 'drf-spread', none: 'fixed-spread' }[
+      options.growth
+    ],
     place(request: PlacementRequest): PlacementResult {
       const ctx = new Context(request, scanLimit);
       const unplaced = new Map<string, string>();
       const admitted: Filling[] = [];
-      const order = options.growth === 'queue' ? request.jobs : byArrivalThenOrder(request.jobs);
+      const order = options.growth === 'dominant-share' ? byArrivalThenOrder(request.jobs) : request.jobs;
       let blocker: string | null = null;
-      for (const [i, { job }] of order.entries()) {
+      for (const [i, { job, shape }] of order.entries()) {
         if (blocker !== null) {
           unplaced.set(job.id, `queued behind ${blocker}`);
           continue;
         }
-        const f = ctx.admit(job, i);
+        const f = ctx.admit(job, i, options.growth === 'none' ? shape : undefined);
         if (!f) {
-          unplaced.set(job.id, `no server has room for its first bundle`);
+          unplaced.set(
+            job.id,
+            `no server has room for ${options.growth === 'none' ? 'its shape' : 'its first bundle'}`,
+          );
           if (options.headOfLine) blocker = job.id;
           continue;
         }
@@ -105,10 +113,10 @@ class Context {
     this.index = new ServerIndex(request.input, request.free);
   }
 
-  /** Places the job's first bundle (its minimum 1:1 shape); null when it does not fit. */
-  admit(job: PreparedJob, order: number): Filling | null {
-    const pairs = firstPairs(job);
-    const shape = pairShape(job, pairs);
+  /** Places the job's first bundle (its minimum 1:1 shape) or `fixed`; null when it does not fit. */
+  admit(job: PreparedJob, order: number, fixed?: JobShape): Filling | null {
+    const pairs = fixed ? lastPairs(job) : firstPairs(job);
+    const shape = fixed ?? pairShape(job, pairs);
     const tasks = this.placeTasks(job, { ps: 0, workers: 0 }, shape);
     if (!tasks) return null;
     return { job, order, tasks, pairs, shape, share: this.share(job, shape) };

@@ -26,11 +26,19 @@ describe('Optimus placement on a heterogeneous cluster: rules beyond the paper',
       expected: { g: '1+2' },
     },
     {
-      name: 'shrink-to-fit off: the same job waits',
+      name: 'shrink-to-fit off: the same job runs only at its minimum shape (backfill)',
       input: snapshot()
         .servers(server('c1').cpu(8), server('g1').cpu(2).gpus(3))
         .jobs(job('g').speed(linear).worker(gpuTask(1))),
       options: { shrink: false },
+      expected: { g: '1+1' },
+    },
+    {
+      name: 'shrink-to-fit and backfill off: the same job waits',
+      input: snapshot()
+        .servers(server('c1').cpu(8), server('g1').cpu(2).gpus(3))
+        .jobs(job('g').speed(linear).worker(gpuTask(1))),
+      options: { shrink: false, backfill: false },
       expected: { g: 'wait' },
     },
     {

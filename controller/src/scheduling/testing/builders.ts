@@ -21,6 +21,7 @@ import type {
   JobSnapshot,
   PolicyInput,
   RoleConstraints,
+  RunSpan,
   ServerSnapshot,
   Taint,
   TaskPlacement,
@@ -111,6 +112,7 @@ interface JobFields {
   workerStepTimes?: Readonly<Record<number, number>>;
   priority?: number;
   constraints?: RoleConstraints;
+  runs?: readonly RunSpan[];
 }
 
 export class JobBuilder {
@@ -183,6 +185,11 @@ export class JobBuilder {
   /** Node constraints per role (what the job's pod templates say). */
   constraints(c: RoleConstraints): this {
     this.f.constraints = c;
+    return this;
+  }
+  /** The job's run history (what attained service is derived from). */
+  runs(list: readonly RunSpan[]): this {
+    this.f.runs = list;
     return this;
   }
   stepTimes(times: Readonly<Record<number, number>>): this {
