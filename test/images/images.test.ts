@@ -125,7 +125,9 @@ describe('the Node the images carry', () => {
     async () => {
       expect(IMAGE_NODE, 'CI must name the image Node in OPTIMUS_IMAGE_NODE').not.toBeNull();
       const version = await new Promise<string>((resolve, reject) =>
-        execFile(IMAGE_NODE!, ['--version'], (err, out) => (err ? reject(new Error(err.message)) : resolve(out.trim()))),
+        execFile(IMAGE_NODE!, ['--version'], (err, out) =>
+          err ? reject(new Error(err.message)) : resolve(out.trim()),
+        ),
       );
       expect(version).toMatch(new RegExp(`^v${IMAGE_NODE_MAJOR}\\.`));
     },
@@ -165,8 +167,13 @@ describe('controller image, run as the image runs it', () => {
     expect(help.stdout).toContain('--policy <value>');
     const ok = await controller.run(['kubernetes', 'run', '--check-config', '--policy=optimus'], {
       OPTIMUS_BROKER_URL: 'mqtt://broker:1883',
+      OPTIMUS_API_TOKEN_FILE: '/var/run/optimus/api-token/token', // as the chart mounts it
     });
     expect(ok.code, ok.stderr).toBe(0);
+    const open = await controller.run(['kubernetes', 'run', '--check-config'], {
+      OPTIMUS_BROKER_URL: 'mqtt://broker:1883',
+    });
+    expect(open.stderr).toContain('OPTIMUS_API_TOKEN_FILE (--api-token-file) is required');
   });
 });
 

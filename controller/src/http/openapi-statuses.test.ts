@@ -34,6 +34,7 @@ interface Call {
   readonly name: string;
   readonly method: string;
   readonly path: string;
+  /** Default: the bearer token only (every route but the probes needs it, reads included). */
   readonly init?: RequestInit;
   readonly status: number;
   readonly on?: typeof app;
@@ -102,6 +103,8 @@ const calls: Call[] = [
     on: kubernetesApp,
   },
   { name: 'list', method: 'GET', path: '/api/v1/jobs', status: 200 },
+  { name: 'list, no token', method: 'GET', path: '/api/v1/jobs', init: {}, status: 401 },
+  { name: 'metrics, no token', method: 'GET', path: '/metrics', init: {}, status: 401 },
   { name: 'one job', method: 'GET', path: '/api/v1/jobs/default/a', status: 200 },
   { name: 'no such job', method: 'GET', path: '/api/v1/jobs/default/nope', status: 404 },
   { name: 'what-if', method: 'GET', path: '/api/v1/what-if?ns=default&name=a&ps=2&workers=2', status: 200 },
@@ -130,7 +133,7 @@ const calls: Call[] = [
     init: { body: 'x', headers: { 'content-type': 'text/plain', ...auth } },
     status: 415,
   },
-  { name: 'delete, no token', method: 'DELETE', path: '/api/v1/jobs/default/a', status: 401 },
+  { name: 'delete, no token', method: 'DELETE', path: '/api/v1/jobs/default/a', init: {}, status: 401 },
   { name: 'delete', method: 'DELETE', path: '/api/v1/jobs/default/a', init: { headers: auth }, status: 200 },
   {
     name: 'delete, no such job',
@@ -161,7 +164,8 @@ describe('every status a route answers is documented for it (issue 30: 415 was n
   const doc = openApiDocument() as Doc;
   for (const c of calls)
     it(`${c.name}: ${c.method} ${c.path.slice(0, 60)} → ${c.status}`, async () => {
-      const res = await (c.on ?? app).request(c.path, { method: c.method, ...c.init });
+      const init = c.init ?? { headers: auth };
+      const res = await (c.on ?? app).request(c.path, { method: c.method, ...init });
       expect(res.status).toBe(c.status);
       const t = template(doc, c.path);
       expect(t, `${c.path} is documented`).toBeDefined();
