@@ -122,7 +122,7 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard in a 
       );
       const want = o.jobs.map((j) => ({
         id: j.id,
-        state: j.phase,
+        state: j.state,
         shape: j.shape ? shapeText(j.shape) : '—',
         restarts: String(j.restarts),
         queue:
@@ -130,7 +130,7 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard in a 
             ? '—'
             : expect.stringMatching(new RegExp(`^${j.queuePosition}(st|nd|rd|th) in queue$`)),
         waiting: j.waiting ?? '',
-        progress: j.progress === null ? '—' : `${Math.floor(j.progress * 100)} %`,
+        progress: j.progress === null ? '—' : `${Math.floor(j.progress * 100)}\u00a0%`,
       }));
       try {
         expect(rows).toEqual(want);
@@ -187,7 +187,8 @@ describe.skipIf(!hasChromium() && process.env['CI'] !== 'true')('dashboard in a 
       expect(await f.getAttribute('aria-label')).toContain(job.id);
     await agrees('job facts and decisions = history API', async () => {
       const d = await api<JobDetail>(`/api/v1/jobs/${job.id}/history`);
-      const fact = await page.textContent('[data-fact="Predicted convergence"]');
+      // "Convergence" once the job has finished (it converged; nothing is predicted any more).
+      const fact = await page.textContent('[data-fact="Predicted convergence"], [data-fact="Convergence"]');
       const rows = await page.$$eval('[data-testid="decisions"] tbody tr', (trs) =>
         trs.map((t) => t.textContent),
       );

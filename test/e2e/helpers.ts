@@ -1,5 +1,6 @@
 /** Helpers of the end-to-end tests: retained-topic snapshots, polling, a CLI child process. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import mqtt from 'mqtt';
 import { decodePayload } from '../../shared/src/decode';
 import { jobPlanSchema, type JobPlan } from '../../shared/src/schemas';
@@ -67,4 +68,40 @@ export function runCli(args: readonly string[]): {
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
   const exit = new Promise<number>((r) => child.once('exit', (code) => r(code ?? -1)));
   return { child, exit, stdout: exit.then(() => out), stderr: () => err };
+}
+
+/** Processes of a local run: their command line or environment names its state directory. */
+export function processesOf(dir: string, o: { exceptBroker?: boolean } = {}): string[] {
+  const out: string[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      if (!cmd.includes(dir) && !env.includes(dir)) continue;
+      if (o.exceptBroker && cmd.includes('broker.mjs')) continue;
+      if (/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))) continue; // exited, not reaped yet
+      out.push(`${pid} ${cmd.slice(0, 120)}`);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return out;
+}
+
+/** Waits until no process of `dir` is left; the error names those that are (each points at a different watcher). */
+export async function nothingLeft(dir: string, o?: { exceptBroker?: boolean; ms?: number }): Promise<void> {
+  try {
+    await until(`no process of ${dir} left`, () => processesOf(dir, o).length === 0, o?.ms ?? 30_000);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}: ${processesOf(dir, o).join('; ')}`);
+  }
+}
+
+/** True while a process runs (not a zombie). */
+export function isRunning(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
 }

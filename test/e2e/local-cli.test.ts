@@ -4,7 +4,7 @@
  * Every test checks that nothing of the run is left running afterwards.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import type { Overview } from '../../controller/src/dashboard/job-rows';
 import { jobSpecSchema } from '../../controller/src/runtime/job-spec';
 import { newJobRecord } from '../../controller/src/runtime/job-record';
 import { SMALL_WORKLOAD } from '../../controller/src/local/demo-workload';
-import { REPO, runCli, until } from './helpers';
+import { nothingLeft, processesOf, REPO, runCli, until } from './helpers';
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -28,48 +28,22 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** Processes of a run: their command line or environment names its state directory. */
-function processesOf(dir: string, o: { exceptBroker?: boolean } = {}): string[] {
-  const out: string[] = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      const env = readFileSync(`/proc/${pid}/environ`, 'utf8');
-      if (!cmd.includes(dir) && !env.includes(dir)) continue;
-      if (o.exceptBroker && cmd.includes('broker.mjs')) continue;
-      out.push(`${pid} ${cmd.slice(0, 120)}`);
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return out;
-}
-
-async function nothingLeft(dir: string, o?: { exceptBroker?: boolean }): Promise<void> {
-  try {
-    await until(`no process of ${dir} left`, () => processesOf(dir, o).length === 0, 30_000);
-  } catch (err) {
-    // Say which: a trainer, a sidecar or the broker each point at a different watcher.
-    throw new Error(`${(err as Error).message}: ${processesOf(dir, o).join('; ')}`);
-  }
-}
-
 function start(args: readonly string[]) {
   const r = runCli(args);
   children.push(r.child);
   return r;
 }
 
-/** The API base URL, from the line the CLI prints once it listens. */
+/** The API base URL, from the line the CLI prints once the run is ready. */
 async function apiOf(stderr: () => string): Promise<string> {
   let url = '';
   await until(
-    'the dashboard line',
+    'the API line',
     () => {
-      url = /dashboard (http:\/\/127\.0\.0\.1:\d+)\/dashboard\//.exec(stderr())?.[1] ?? '';
+      url = /API (http:\/\/127\.0\.0\.1:\d+)\/api\/v1\/jobs/.exec(stderr())?.[1] ?? '';
       return url !== '';
     },
-    60_000,
+    90_000,
   );
   return url;
 }

@@ -71,6 +71,10 @@ export function dashboardAssets(): Promise<DashboardAssets> {
   return cached;
 }
 
+/** The page's icon, `/dashboard/favicon.svg` (the page links it: no browser asks for a missing /favicon.ico). */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2563eb"/><path d="M4 11V5h2v6zm3 0V3h2v8zm3 0V7h2v4z" fill="#fff"/></svg>
+`;
+
 /** The page shell; everything else is drawn by app.js. */
 export const INDEX_HTML = `<!doctype html>
 <html lang="en">
@@ -78,6 +82,7 @@ export const INDEX_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Optimus</title>
+<link rel="icon" href="favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="app.css">
 </head>
 <body>

@@ -5,6 +5,7 @@
 import type { Resources } from '../../../shared/src/units';
 import type { ObservedRecord } from '../runtime/job-entry';
 import type { ServerSnapshot, TaskRole } from '../scheduling/types';
+import { jobSeconds, type JobClock } from './format';
 import type { UtilisationPoint } from './history';
 
 export interface PlacedTask {
@@ -32,13 +33,17 @@ export interface ClusterView {
   readonly capacity: Resources;
   readonly used: Resources;
   readonly reserved: Resources;
-  readonly utilisation: readonly UtilisationPoint[];
+  /** Utilisation over time; `at` is job seconds (the clock every screen shows), `t` wall ms. */
+  readonly utilisation: readonly (UtilisationPoint & { readonly at: number })[];
+  /** Job seconds now: the last utilisation point holds until then. */
+  readonly elapsedSec: number | null;
 }
 
 export function clusterView(
   servers: readonly ServerSnapshot[],
   records: readonly ObservedRecord[],
   utilisation: readonly UtilisationPoint[],
+  clock?: JobClock,
 ): ClusterView {
   const byServer = new Map<string, { used: Record<string, number>; tasks: PlacedTask[] }>();
   for (const s of servers) byServer.set(s.name, { used: {}, tasks: [] });
@@ -73,7 +78,8 @@ export function clusterView(
     capacity,
     used,
     reserved,
-    utilisation,
+    utilisation: utilisation.map((p) => ({ ...p, at: clock ? jobSeconds(clock, p.t) : p.t / 1000 })),
+    elapsedSec: clock ? Math.round(clock.now() * 10) / 10 : null,
   };
 }
 

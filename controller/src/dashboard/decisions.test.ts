@@ -55,6 +55,20 @@ describe('decisions in words', () => {
       { kind: 'resize', from: { ps: 2, workers: 3 }, shape: { ps: 1, workers: 2 } },
       'resized 2 PS × 3 workers → 1 PS × 2 workers: predicted remaining 3 min 20 s → 5 min 33 s (the policy gave some of its tasks to other jobs)',
     ],
+    [
+      'a move: the same shape on other servers is no "4 × 2 → 4 × 2" (issue 30)',
+      running,
+      {
+        kind: 'resize',
+        from: { ps: 1, workers: 1 },
+        shape: { ps: 1, workers: 1 },
+        placement: [
+          { role: 'ps', index: 0, server: 'node-b' },
+          { role: 'worker', index: 0, server: 'node-b' },
+        ],
+      },
+      'moved to other servers at the same shape, 1 PS × 1 worker: now on node-b (2) (checkpoint → restart)',
+    ],
     ['a suspension', running, { kind: 'suspend', reason: 'no room' }, 'suspended: no room'],
     [
       'a straggler',

@@ -75,6 +75,8 @@ function describeAction(a: PlanAction, rec: ObservedRecord | undefined, ctx: Dec
           : `scheduled at ${shapeText(a.shape)}${predicted(ctx.remaining(a.jobId, a.shape))}`,
       };
     case 'resize':
+      if (!preRun && sameShape(a.from, a.shape))
+        return { kind: 'move', from: a.from, to: a.shape, preRun, why: moveWhy(a.shape, a.placement) };
       return {
         kind: 'resize',
         from: a.from,
@@ -119,6 +121,16 @@ function resizeWhy(from: JobShape, to: JobShape, before: number | null, after: n
   // Policy-neutral: the policy is behind one contract and says only what it decided.
   const why = grows ? 'the policy gave it more tasks' : 'the policy gave some of its tasks to other jobs';
   return `${head}${gain} (${why})`;
+}
+
+const sameShape = (a: JobShape, b: JobShape): boolean => a.ps === b.ps && a.workers === b.workers;
+
+/** The shape stays, the tasks move: say where they run now (a resize's "before → after" would be a no-op). */
+function moveWhy(shape: JobShape, placement: readonly { readonly server: string }[]): string {
+  const per = new Map<string, number>();
+  for (const p of placement) per.set(p.server, (per.get(p.server) ?? 0) + 1);
+  const where = [...per].map(([server, n]) => `${server} (${n})`).join(', ');
+  return `moved to other servers at the same shape, ${shapeText(shape)}: now on ${where} (checkpoint → restart)`;
 }
 
 const predicted = (sec: number | null): string =>

@@ -43,3 +43,21 @@ export function fit(s: string, width: number): string {
   const chars = [...s];
   return chars.length <= width ? s : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
+
+/** The runtime clock, as the dashboard reads it (local mode accelerates time). */
+export interface JobClock {
+  /** Job seconds now. */
+  now(): number;
+  /** Wall ms now. */
+  wallMs(): number;
+  /** Job seconds per wall second. */
+  readonly scale: number;
+}
+
+/**
+ * Job seconds at wall time `wallMs`: the one clock every screen shows (wall-clock time appears
+ * only where it is labelled so).
+ * @example jobSeconds({ now: () => 60, wallMs: () => 4000, scale: 20 }, 3000) // 40
+ */
+export const jobSeconds = (c: JobClock, wallMs: number): number =>
+  Math.round((c.now() + ((wallMs - c.wallMs()) * c.scale) / 1000) * 10) / 10;

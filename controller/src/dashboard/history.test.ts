@@ -71,4 +71,13 @@ describe('History', () => {
     for (let i = 2; i < 50; i += 1) h.recordUtilisation({ t: i, used: { cpu: i % 8 }, capacity: { cpu: 8 } });
     expect(h.utilisation().length).toBeLessThanOrEqual(8);
   });
+
+  it("records a job's end once, however often the runtime tells it", () => {
+    const h = new History();
+    const end = { round: null, from: null, to: null, preRun: false, why: 'finished' };
+    h.recordDecision('a', { t: 1, kind: 'start', ...end });
+    h.recordDecision('a', { t: 2, kind: 'done', ...end });
+    h.recordDecision('a', { t: 3, kind: 'done', ...end });
+    expect(h.job('a').decisions.map((d) => d.kind)).toEqual(['start', 'done']);
+  });
 });

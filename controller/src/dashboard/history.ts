@@ -36,7 +36,8 @@ export interface PredictionPoint {
   readonly completion: { readonly value: number; readonly lower: number; readonly upper: number } | null;
 }
 
-export type DecisionKind = 'start' | 'resize' | 'suspend' | 'replace-worker' | 'done' | 'failed';
+/** `move`: the same shape on other servers (a resize action that changes only the placement). */
+export type DecisionKind = 'start' | 'resize' | 'move' | 'suspend' | 'replace-worker' | 'done' | 'failed';
 
 /** Something that changed what a job runs, and why, in words. */
 export interface DecisionEntry {
@@ -105,6 +106,9 @@ export class History {
 
   recordDecision(jobId: string, d: DecisionEntry): void {
     const h = this.of(jobId);
+    // A job ends once: the runtime may tell its end twice (the finish, then the observed wound-up job).
+    const ended = (k: DecisionKind) => k === 'done' || k === 'failed';
+    if (ended(d.kind) && h.decisions.some((x) => ended(x.kind))) return;
     h.decisions.push(d);
     if (h.decisions.length > this.limits.decisions) h.decisions = h.decisions.slice(-this.limits.decisions);
   }

@@ -1,14 +1,20 @@
 /**
  * The One-job page: loss points with the fitted curve, the predicted convergence step and its
  * interval, how the prediction moved, the speed model over shapes (measured shapes marked), the
- * shape over time (pre-run samples marked) and the decisions that changed it. Pure.
+ * shape over time (pre-run samples marked) and the decisions that changed it. Every time is given
+ * in job seconds (`at`, `sinceAt`, …: the clock every screen shows); wall-clock ms stay beside
+ * them (`t`, `since`) for what is labelled as wall clock. Pure.
  */
 import { fittedLoss } from '../models/convergence/fitted-curve';
 import type { ConvergenceEstimate, LossPoint } from '../models/convergence/types';
 import type { JobView, WhatIf } from '../runtime/api-schemas';
 import type { JobRecord } from '../runtime/job-record';
+import type { JobState } from '../runtime/job-state';
+import { MIN_FIT_SHAPES } from '../runtime/refit';
 import type { JobShape } from '../scheduling/types';
+import { jobSeconds, type JobClock } from './format';
 import type { DecisionEntry, PredictionPoint } from './history';
+import type { Interval } from './job-rows';
 
 /** Loss points sent to the browser at most (evenly strided; the count of all is sent too). */
 export const MAX_LOSS_POINTS = 400;
@@ -28,6 +34,16 @@ export interface SpeedCell {
 export interface JobDetail {
   readonly id: string;
   readonly phase: JobView['phase'];
+  readonly state: JobState;
+  /** Job seconds now, at submission and at completion; the JCT. */
+  readonly elapsedSec: number;
+  readonly submittedAt: number;
+  readonly finishedAt: number | null;
+  readonly jct: number | null;
+  /** Predicted remaining job seconds at the current shape, with its interval. */
+  readonly remainingSec: Interval | null;
+  /** The same as wall-clock ms (shown only labelled as wall clock). */
+  readonly predictedCompletion: Interval | null;
   readonly limits: { minPs: number; maxPs: number; minWorkers: number; maxWorkers: number };
   readonly loss: {
     readonly total: number;
@@ -38,25 +54,30 @@ export interface JobDetail {
   readonly convergence:
     | { status: 'ok'; predictedTotalSteps: number; lower: number; upper: number; stepsDone: number }
     | { status: 'insufficient-data'; reason: string };
-  readonly predictions: readonly PredictionPoint[];
+  readonly predictions: readonly (PredictionPoint & { readonly at: number })[];
   readonly speed: {
     readonly fitted: boolean;
+    /** Shapes the job must have run before its own speed model is fitted. */
+    readonly needs: number;
     readonly current: JobShape | null;
     readonly measured: readonly { ps: number; workers: number; stepsPerSec: number }[];
     readonly grid: readonly SpeedCell[];
   };
-  /** Shape over time (wall ms); `preRun` marks the speed samples of the pre-run. */
+  /** Shape over time (job seconds; wall ms in `since`/`until`); `preRun` marks the pre-run's samples. */
   readonly spans: readonly {
     since: number;
     until: number | null;
+    sinceAt: number;
+    untilAt: number | null;
     ps: number;
     workers: number;
     preRun: boolean;
   }[];
-  readonly decisions: readonly DecisionEntry[];
+  readonly decisions: readonly (DecisionEntry & { readonly at: number })[];
 }
 
 export interface JobDetailInput {
+  readonly clock: JobClock;
   readonly view: JobView;
   readonly record: JobRecord;
   readonly lossPoints: readonly LossPoint[];
@@ -68,9 +89,17 @@ export interface JobDetailInput {
 
 export function jobDetail(i: JobDetailInput): JobDetail {
   const { spec } = i.record;
+  const at = (ms: number) => jobSeconds(i.clock, ms);
   return {
     id: i.view.id,
     phase: i.view.phase,
+    state: i.view.state ?? i.view.phase,
+    elapsedSec: Math.round(i.clock.now() * 10) / 10,
+    submittedAt: i.view.submittedAt,
+    finishedAt: i.view.finishedAt,
+    jct: i.view.jct,
+    remainingSec: i.view.phase === 'done' ? null : i.view.plan.predictedRemainingSec,
+    predictedCompletion: i.view.plan.predictedCompletionTs,
     limits: {
       minPs: spec.minPs,
       maxPs: spec.maxPs,
@@ -92,9 +121,10 @@ export function jobDetail(i: JobDetailInput): JobDetail {
             stepsDone: i.view.observations.stepsDone,
           }
         : { status: 'insufficient-data', reason: i.estimate?.reason ?? 'not fitted yet' },
-    predictions: i.predictions,
+    predictions: i.predictions.map((p) => ({ ...p, at: at(p.t) })),
     speed: {
       fitted: i.view.models?.speedFitted ?? false,
+      needs: MIN_FIT_SHAPES,
       current: i.view.shape,
       measured: i.view.observations.speedShapes.map((s) => ({
         ps: s.ps,
@@ -107,11 +137,13 @@ export function jobDetail(i: JobDetailInput): JobDetail {
     spans: i.record.spans.map((s, index) => ({
       since: s.since,
       until: s.until,
+      sinceAt: at(s.since),
+      untilAt: s.until === null ? null : at(s.until),
       ps: s.shape.ps,
       workers: s.shape.workers,
       preRun: index < (i.record.preRun?.shapes.length ?? 0),
     })),
-    decisions: i.decisions,
+    decisions: i.decisions.map((d) => ({ ...d, at: at(d.t) })),
   };
 }
 

@@ -3,6 +3,7 @@ import type { JobView } from '../runtime/api-schemas';
 import { newJobRecord } from '../runtime/job-record';
 import { testJobSpec } from '../runtime/testing';
 import { jobRows, progressOf, queuePositions, waitingInWords } from './job-rows';
+import { freeResources, shortageInWords } from './shortage';
 
 /** A job view with only what the table reads. */
 const view = (name: string, o: Partial<JobView> = {}): JobView =>
@@ -95,7 +96,72 @@ describe('jobs table', () => {
       ),
     ).toBe('minimum shape 1 PS + 1 worker does not fit');
     expect(waitingInWords(view('a', { phase: 'running', shape: { ps: 1, workers: 1 } }), rec)).toBeNull();
-    expect(waitingInWords(view('a', { phase: 'running' }), rec)).toMatch(/restarting/);
+    const ran = {
+      ...rec,
+      spans: [{ shape: { ps: 1, workers: 1 }, since: 0, until: 10, fitted: false }],
+    };
+    expect(waitingInWords(view('a', { phase: 'running' }), ran)).toMatch(/restarting/);
+    expect(
+      waitingInWords(view('a', { phase: 'running', state: 'resizing', shape: { ps: 1, workers: 1 } }), ran),
+    ).toMatch(/restarting at a new shape/);
+    // Its first start is a rollout too, but nothing restarts.
+    expect(waitingInWords(view('a', { phase: 'pre-run', state: 'resizing' }), rec)).toBe(
+      'starting its tasks',
+    );
+  });
+
+  it('names the resource a waiting job is short of (issue 30)', () => {
+    const rec = { ...newJobRecord(testJobSpec('a'), 0), current: null, inFlight: false };
+    const busy = {
+      inFlight: false,
+      ...newJobRecord(testJobSpec('b'), 0),
+      current: {
+        shape: { ps: 1, workers: 6 },
+        placement: [
+          { role: 'ps' as const, index: 0, server: 'n1' },
+          ...[0, 1, 2, 3, 4, 5].map((i) => ({
+            role: 'worker' as const,
+            index: i,
+            server: i < 3 ? 'n1' : 'n2',
+          })),
+        ],
+      },
+    };
+    const servers = [
+      { name: 'n1', capacity: { cpu: 4 }, reserved: {} },
+      { name: 'n2', capacity: { cpu: 4 }, reserved: { cpu: 0 } },
+    ];
+    const waiting = view('a', {
+      phase: 'waiting',
+      reason: 'minimum shape 1 PS + 1 worker does not fit the free resources',
+    });
+    const cluster = { free: freeResources(servers, [rec, busy]), capacity: { cpu: 8 } };
+    expect(waitingInWords(waiting, rec, cluster)).toBe(
+      'minimum shape 1 PS + 1 worker does not fit the free resources: short of cpu: needs 2, 1 of 8 free (its smallest shape, 1 PS + 1 worker)',
+    );
+    // Enough in total, but one free CPU on each server: the tasks cannot be placed together.
+    const spread = { free: freeResources(servers, [rec]), capacity: { cpu: 8 } };
+    const tight = new Map([
+      ['n1', { cpu: 1 }],
+      ['n2', { cpu: 1 }],
+    ]);
+    expect(shortageInWords(rec.spec, tight, { cpu: 8 })).toMatch(
+      /^enough free in total \(cpu 2\), but spread/,
+    );
+    expect(
+      shortageInWords(
+        rec.spec,
+        new Map([
+          ['n1', { cpu: 0.5 }],
+          ['n2', { cpu: 3 }],
+        ]),
+        { cpu: 8 },
+      ),
+    ).toMatch(/^enough free in total \(cpu 3.5\)/);
+    // A job that does not wait for room gets no shortage appended.
+    expect(
+      waitingInWords(view('a', { phase: 'running', shape: { ps: 1, workers: 1 } }), rec, spread),
+    ).toBeNull();
   });
 
   it('builds one row per job, in order', () => {

@@ -63,6 +63,7 @@ export const PUBLIC_PATHS = [
   '/dashboard/',
   '/dashboard/app.js',
   '/dashboard/app.css',
+  '/dashboard/favicon.svg',
 ] as const;
 
 /** A job spec is a few hundred bytes; anything near this is a mistake or an attack. */

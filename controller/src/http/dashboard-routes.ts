@@ -5,10 +5,11 @@
  */
 import { Hono } from 'hono';
 import { clusterView } from '../dashboard/cluster-view';
-import { dashboardAssets, INDEX_HTML, type DashboardAssets } from '../dashboard/assets';
+import { dashboardAssets, FAVICON_SVG, INDEX_HTML, type DashboardAssets } from '../dashboard/assets';
 import type { History } from '../dashboard/history';
 import { jobDetail } from '../dashboard/job-detail';
 import { overview } from '../dashboard/job-rows';
+import { freeResources } from '../dashboard/shortage';
 import type { DashboardSource } from '../dashboard/source';
 import type { JobView, WhatIf } from '../runtime/api-schemas';
 import { ApiError } from './errors';
@@ -49,11 +50,17 @@ export function dashboardRoutes(o: DashboardRoutesOptions): Hono {
     }),
   );
 
-  app.get('/api/v1/overview', (c) =>
-    c.json(overview(source.list() as JobView[], source.records(), source.clock)),
-  );
+  const icon = { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=86400' };
+  app.get('/dashboard/favicon.svg', (c) => c.body(FAVICON_SVG, 200, icon));
+
+  app.get('/api/v1/overview', async (c) => {
+    const servers = await source.servers();
+    const records = source.records();
+    const free = { free: freeResources(servers, records), capacity: clusterView(servers, [], []).capacity };
+    return c.json(overview(source.list() as JobView[], records, source.clock, free));
+  });
   app.get('/api/v1/cluster', async (c) =>
-    c.json(clusterView(await source.servers(), source.records(), history.utilisation())),
+    c.json(clusterView(await source.servers(), source.records(), history.utilisation(), source.clock)),
   );
   app.get('/api/v1/jobs/:ns/:name/history', (c) => {
     const id = `${c.req.param('ns')}/${c.req.param('name')}`;
@@ -69,6 +76,7 @@ export function dashboardRoutes(o: DashboardRoutesOptions): Hono {
         estimate,
         predictions: h.predictions,
         decisions: h.decisions,
+        clock: source.clock,
         whatIf: (ps, workers) => source.whatIf(id, ps, workers) as WhatIf,
       }),
     );

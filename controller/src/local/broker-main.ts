@@ -36,7 +36,12 @@ setInterval(() => {
   else if (idleSince === null) idleSince = Date.now();
   else if (Date.now() - idleSince > IDLE_EXIT_MS) void broker.close().then(() => process.exit(0));
 }, 1000);
-const stop = () => void broker.close().then(() => process.exit(0));
-process.once('SIGTERM', stop);
+let stopping = false;
+const stop = (): void => {
+  if (stopping) return; // a second SIGTERM while closing changes nothing
+  stopping = true;
+  void broker.close().then(() => process.exit(0));
+};
+process.on('SIGTERM', stop);
 // Ctrl-C reaches the whole process group: the controller stops us (SIGTERM) after its own shutdown.
 process.on('SIGINT', () => {});

@@ -13,11 +13,13 @@ import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LocalBrokerCredentials } from './broker-credentials';
-import { spawnNode, type Spawned } from './processes';
+import { isAlive, isOurs, spawnNode, type Spawned } from './processes';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SUPERVISE_MS = 250;
 const START_TIMEOUT_MS = 10_000;
+/** How long a stop waits for the broker to close its clients and exit before it is killed. */
+const STOP_GRACE_MS = 3000;
 
 export interface BrokerProcess {
   readonly url: string;
@@ -25,7 +27,10 @@ export interface BrokerProcess {
   readonly reused: boolean;
   /** Times the broker died and was started again. */
   readonly restarts: number;
+  /** SIGTERM, then SIGKILL after a few seconds; resolves once it has exited. */
   stop(): Promise<void>;
+  /** SIGKILL now, synchronously (a forced stop); true if a broker was running. */
+  kill(): boolean;
 }
 
 export interface BrokerProcessOptions {
@@ -89,7 +94,34 @@ export async function ensureBrokerProcess(o: BrokerProcessOptions): Promise<Brok
       await stopBroker(current);
       rmSync(info, { force: true });
     },
+    kill: () => {
+      stopping = true;
+      clearInterval(timer);
+      const alive = isAlive(current.pid);
+      if (alive) signalPid(current.pid, 'SIGKILL');
+      rmSync(info, { force: true });
+      return alive;
+    },
   };
+}
+
+/**
+ * SIGKILLs the broker a state directory's `broker.json` names, if it carries `marker`: the last
+ * resort of a controller that exits without having stopped it. Synchronous; true if one was killed.
+ */
+export function killRecordedBroker(dir: string, marker: string): boolean {
+  const old = readInfo(join(dir, 'broker.json'));
+  if (!old || !isOurs(old.pid, marker)) return false;
+  signalPid(old.pid, 'SIGKILL');
+  return true;
+}
+
+function signalPid(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // gone already
+  }
 }
 
 async function bundle(script: string): Promise<void> {
@@ -142,19 +174,13 @@ async function spawnBroker(o: {
 }
 
 async function stopBroker(r: Running): Promise<void> {
-  if (r.spawned !== null) {
-    // Unref'd at start so a crash leaves it running; ref'd again so we really wait for it here.
-    r.spawned.child.ref();
-    r.spawned.child.kill('SIGTERM');
-    await r.spawned.exited;
-    return;
-  }
-  try {
-    process.kill(r.pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  for (let i = 0; i < 100 && isAlive(r.pid); i += 1) await new Promise((res) => setTimeout(res, 50));
+  // Unref'd at start so a crash leaves it running; ref'd again so we really wait for it here.
+  r.spawned?.child.ref();
+  signalPid(r.pid, 'SIGTERM');
+  const deadline = Date.now() + STOP_GRACE_MS;
+  while (isAlive(r.pid) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+  if (isAlive(r.pid)) signalPid(r.pid, 'SIGKILL');
+  await r.spawned?.exited;
 }
 
 function readInfo(file: string): { port: number; pid: number } | null {
@@ -163,20 +189,6 @@ function readInfo(file: string): { port: number; pid: number } | null {
     return JSON.parse(readFileSync(file, 'utf8')) as { port: number; pid: number };
   } catch {
     return null;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (dead, not yet reaped by its parent) still answers signal 0.
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
   }
 }
 

@@ -1,11 +1,18 @@
 /**
  * The default demo workload: five small MXNet-like jobs (sync and async) arriving over the
- * first minutes on three emulated servers, sized so `--exit-when-done` finishes in about a
- * minute and a half of wall time at the default time scale.
+ * first minutes on three emulated servers: about 16 minutes of job time, so a few minutes of wall
+ * time at the default time scale — long enough to watch the decisions happen.
  */
 import { GiB } from '../../../shared/src/units';
 import type { JobSpecInput } from '../runtime/job-spec';
 import type { LocalServer } from './backend';
+
+/**
+ * Job seconds per wall second unless `--time-scale` says otherwise. At 20 the demo was over a
+ * minute after it started, before anyone had opened the dashboard; at 5 it takes about four, a
+ * scheduling round (120 job s) comes every 24 s and a restart (20 job s) takes 4 s.
+ */
+export const DEFAULT_TIME_SCALE = 5;
 
 export interface WorkloadJob {
   /** Job seconds after the start of the run when the job is submitted. */

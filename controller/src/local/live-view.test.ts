@@ -17,7 +17,10 @@ const row = (name: string, o: Partial<JobRow> = {}): JobRow => ({
   queuePosition: null,
   waiting: null,
   jct: null,
+  submittedAt: 0,
+  finishedAt: null,
   ...o,
+  state: o.state ?? o.phase ?? 'running',
 });
 
 const state = (jobs: JobRow[]): ViewState => ({
@@ -58,11 +61,24 @@ describe('terminal view', () => {
   it('shows the elapsed time, the time scale, plurals, the ETA and why a job waits', () => {
     const lines = renderView(state(jobs), 200);
     expect(lines[0]).toBe('optimus local · 8 min 58 s elapsed (job time, ×20) · 4 jobs, 1 decision');
-    expect(lines[2]).toMatch(/^resnet-50 +running 2×4 +████░░░░░░ {2}42% ↻3 {2}ETA 5m36s \(3m50s–9m\)$/);
+    expect(lines[2]).toMatch(/^resnet-50 +running +2×4 +████░░░░░░ {2}42% ↻3 {2}ETA 5m36s \(3m50s–9m\)$/);
     expect(lines[3]).toContain('#2 minimum shape 1 PS + 1 worker does not fit the free resources');
     expect(lines[4]).toMatch(/done +— +██████████ 100% ↻3 {2}JCT 12m12s$/);
     // The shape column says where the sample runs; the words do not repeat it.
-    expect(lines[5]).toMatch(/pre-run 1×3 .* pre-run sample 2 of 4$/);
+    expect(lines[5]).toMatch(/pre-run +1×3 .* pre-run sample 2 of 4$/);
+  });
+
+  it('a job mid-rollout reads "resizing" with the reason, in the table and in the change lines', () => {
+    const resizing = row('grower', {
+      state: 'resizing',
+      shape: null,
+      progress: 0.3,
+      waiting: 'restarting at a new shape (checkpoint → restart)',
+    });
+    expect(renderView(state([resizing]), 200)[2]).toMatch(/^grower +resizing — .* restarting at a new shape/);
+    expect(changeLines(new Map(), state([resizing])).lines).toEqual([
+      '[8 min 58 s] grower: resizing — (restarting at a new shape (checkpoint → restart))',
+    ]);
   });
 
   it('without a terminal: one plain line per change, nothing when nothing changed', () => {

@@ -46,7 +46,7 @@ export function renderView(s: ViewState, width: number): string[] {
     const pct = j.progress === null ? '  —' : `${String(Math.floor(j.progress * 100)).padStart(3)}%`;
     const bar =
       j.progress === null ? '░'.repeat(10) : '█'.repeat(Math.round(j.progress * 10)).padEnd(10, '░');
-    return `${fit(j.name, name).padEnd(name)} ${j.phase.padEnd(7)} ${shape(j).padEnd(5)} ${bar} ${pct} ↻${String(j.restarts).padEnd(2)} ${tail(j)}`;
+    return `${fit(j.name, name).padEnd(name)} ${j.state.padEnd(8)} ${shape(j).padEnd(5)} ${bar} ${pct} ↻${String(j.restarts).padEnd(2)} ${tail(j)}`;
   });
   return [...header, ...rows].map((l) => fit(l, w));
 }
@@ -59,7 +59,7 @@ export function changeLines(
   const now = new Map<string, string>();
   const lines: string[] = [];
   for (const j of s.jobs) {
-    const what = `${j.phase} ${shape(j)}${j.waiting ? ` (${j.waiting})` : ''}${j.phase === 'done' && j.jct !== null ? ` JCT ${duration(j.jct)}` : ''}`;
+    const what = `${j.state} ${shape(j)}${j.waiting ? ` (${j.waiting})` : ''}${j.phase === 'done' && j.jct !== null ? ` JCT ${duration(j.jct)}` : ''}`;
     now.set(j.id, what);
     if (before.get(j.id) !== what) lines.push(`[${duration(s.elapsedSec).padStart(9)}] ${j.name}: ${what}`);
   }

@@ -106,15 +106,18 @@ export async function waitAllReady(
   }
 }
 
+/** What a process of the run is: a task's trainer or a worker's sidecar (the broker is kept apart). */
+export type ProcessKind = 'task' | 'sidecar';
+
 /** The pids this controller started, persisted so a successor can clean up after a crash. */
 export class PidRegistry {
-  private readonly pids = new Map<number, string>();
+  private readonly pids = new Map<number, { what: string; kind: ProcessKind }>();
 
   constructor(private readonly file: string) {}
 
-  add(pid: number | undefined, what: string): void {
+  add(pid: number | undefined, what: string, kind: ProcessKind = 'task'): void {
     if (pid === undefined) return;
-    this.pids.set(pid, what);
+    this.pids.set(pid, { what, kind });
     this.flush();
   }
 
@@ -123,40 +126,79 @@ export class PidRegistry {
     this.flush();
   }
 
+  /** How many registered processes of each kind are alive now. */
+  alive(): Record<ProcessKind, number> {
+    const out: Record<ProcessKind, number> = { task: 0, sidecar: 0 };
+    for (const [pid, p] of this.pids) if (isAlive(pid)) out[p.kind] += 1;
+    return out;
+  }
+
+  /**
+   * Sends `sig` to every registered process that is still alive (its whole process group: each
+   * was started detached, as a group leader); returns how many of each kind it signalled.
+   */
+  signalAll(sig: NodeJS.Signals): Record<ProcessKind, number> {
+    const out: Record<ProcessKind, number> = { task: 0, sidecar: 0 };
+    for (const [pid, p] of this.pids) {
+      if (!isAlive(pid)) continue;
+      signalGroup(pid, sig);
+      out[p.kind] += 1;
+    }
+    return out;
+  }
+
   /** Stops processes a crashed predecessor left running (only those whose command line is ours). */
   async reapOrphans(marker: string): Promise<number> {
-    if (!existsSync(this.file)) return 0;
-    let entries: [number, string][] = [];
-    try {
-      entries = JSON.parse(readFileSync(this.file, 'utf8')) as [number, string][];
-    } catch {
-      return 0;
-    }
-    const alive = entries.filter(([pid]) => isOurs(pid, marker));
-    for (const [pid] of alive) signal(pid, 'SIGTERM');
+    const alive = recordedPids(this.file).filter((pid) => isOurs(pid, marker));
+    for (const pid of alive) signal(pid, 'SIGTERM');
     const deadline = Date.now() + 5000;
-    while (alive.some(([pid]) => isAlive(pid)) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    for (const [pid] of alive) if (isAlive(pid)) signal(pid, 'SIGKILL');
+    while (alive.some(isAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    for (const pid of alive) if (isAlive(pid)) signal(pid, 'SIGKILL');
     this.flush();
     return alive.length;
   }
 
   private flush(): void {
-    writeFileSync(this.file, JSON.stringify([...this.pids]));
+    writeFileSync(this.file, JSON.stringify([...this.pids].map(([pid, p]) => [pid, p.what, p.kind])));
   }
 }
 
-function isAlive(pid: number): boolean {
+/**
+ * SIGKILLs, synchronously, every process the registry file lists that still carries `marker`:
+ * the last resort of a controller that crashed or exits without having stopped its children
+ * (it works from the file, so it needs nothing of the run's state in memory).
+ */
+export function killRecorded(file: string, marker: string): number {
+  const ours = recordedPids(file).filter((pid) => isOurs(pid, marker));
+  for (const pid of ours) signalGroup(pid, 'SIGKILL');
+  return ours.length;
+}
+
+function recordedPids(file: string): number[] {
+  if (!existsSync(file)) return [];
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as [number, ...unknown[]][]).map(([pid]) => pid);
+  } catch {
+    return [];
+  }
+}
+
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  // A zombie (dead, not yet reaped by its parent) still answers signal 0.
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
   } catch {
     return false;
   }
 }
 
-function isOurs(pid: number, marker: string): boolean {
+/** True when process `pid` is alive and carries `marker` in its environment or command line. */
+export function isOurs(pid: number, marker: string): boolean {
   if (!isAlive(pid)) return false;
   try {
     return (
@@ -173,5 +215,14 @@ function signal(pid: number, sig: NodeJS.Signals): void {
     process.kill(pid, sig);
   } catch {
     // Already gone.
+  }
+}
+
+/** The process group first (a detached child leads its own), the process itself if that fails. */
+function signalGroup(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    signal(pid, sig);
   }
 }

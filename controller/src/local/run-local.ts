@@ -1,7 +1,8 @@
 /**
  * Composition root of the local mode: broker, backend (emulated servers and processes),
  * store, controller runtime, MQTT bridge and HTTP API. `startLocal` returns once everything
- * listens; `stop()` shuts down gracefully (jobs checkpoint, sidecars drain).
+ * listens; `stop()` shuts down gracefully (jobs checkpoint, sidecars drain) within a bounded
+ * time, then kills whatever is left (ADR 0033).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -29,10 +30,10 @@ import { LocalBackend, type LocalServer } from './backend';
 import { dashboardLink, newApiToken, writeApiToken } from './api-token';
 import { LocalBrokerCredentials } from './broker-credentials';
 import { noticeDisconnects } from './broker-disconnects';
-import { ensureBrokerProcess, type BrokerProcess } from './broker-process';
+import { ensureBrokerProcess, killRecordedBroker, type BrokerProcess } from './broker-process';
 import { DEMO_SERVERS, type WorkloadJob } from './demo-workload';
 import { FileStore } from './file-store';
-import { PidRegistry } from './processes';
+import { killRecorded, PidRegistry } from './processes';
 import { lockStateDir, type StateLock } from './state-lock';
 import { runSummary, type RunSummary } from './summary';
 import { buildTrainer } from './trainer-bundle';
@@ -44,6 +45,27 @@ const statusPayload = (id: string): string => JSON.stringify({ v: 1, state: 'onl
 
 /** Wall ms between dashboard samples (progress, predictions, utilisation). */
 const DASHBOARD_SAMPLE_MS = 1000;
+
+/** How long a stop lets jobs checkpoint and sidecars deliver before it kills what is left. */
+export const STOP_DEADLINE_MS = 10_000;
+/** After the kills, how long the rest of the stop (saving, closing the store) may still take. */
+const AFTER_KILL_MS = 2000;
+
+/** The controller's log (JSON lines) in a state directory, unless told otherwise. */
+export const logFileOf = (stateDir: string): string => join(resolve(stateDir), 'controller.log');
+const markerOf = (dir: string): string => `optimus-local:${dir}`;
+
+/**
+ * SIGKILLs, synchronously, every process of the run in `stateDir` that is still alive (tasks,
+ * sidecars and the embedded broker, as the state directory records them): what a controller
+ * does when it cannot stop in order — a crash, a stop that ran out of time, any exit. Returns how
+ * many it killed.
+ */
+export function killRunProcesses(stateDir: string): number {
+  const dir = resolve(stateDir);
+  const marker = markerOf(dir);
+  return killRecorded(join(dir, 'processes.json'), marker) + (killRecordedBroker(dir, marker) ? 1 : 0);
+}
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 export const SIDECAR_BUNDLE = join(repoRoot, 'sidecar', 'dist', 'sidecar.cjs');
@@ -90,8 +112,31 @@ export interface LocalOptions {
   /** The state directory's lock, when the caller took it already (the CLI, before `--fresh`). */
   readonly lock?: StateLock;
   readonly logLevel: string;
+  /** Where the log goes: a file (default `<stateDir>/controller.log`) or `-` for stderr. */
+  readonly logFile?: string;
+  /**
+   * Told as soon as the HTTP port is bound (the dashboard answers 503 until the run is ready):
+   * the API's URL, the dashboard's link with the token, the token's file.
+   */
+  readonly onListening?: (at: { url: string; dashboardUrl: string; tokenFile: string }) => void;
+  /** Wall ms a stop waits for an orderly shutdown before it kills what is left (default 10 s). */
+  readonly stopDeadlineMs?: number;
   readonly sidecarScript?: string;
   readonly core?: Core;
+}
+
+/** What a stop stopped, for the run's last line. */
+export interface StopReport {
+  /** Trainer processes and sidecars running when the stop began. */
+  readonly tasks: number;
+  readonly sidecars: number;
+  /** True when the run's embedded broker was stopped. */
+  readonly broker: boolean;
+  /** Processes still alive at the deadline, killed then. */
+  readonly killed: number;
+  readonly deadlineMs: number;
+  /** Wall ms the stop took. */
+  readonly ms: number;
 }
 
 export interface LocalRun {
@@ -109,13 +154,19 @@ export interface LocalRun {
   summary(): RunSummary;
   /** Resolves when every job has finished. */
   allDone(): Promise<void>;
-  stop(): Promise<void>;
+  /** Stops in order within the deadline, then kills what is left; idempotent. */
+  stop(): Promise<StopReport>;
 }
 
 export async function startLocal(o: LocalOptions): Promise<LocalRun> {
   const dir = resolve(o.stateDir);
   mkdirSync(dir, { recursive: true });
-  const log = pino({ level: o.logLevel, base: { component: 'optimus-local' } }, pino.destination(2));
+  // A file, not the terminal: the live view and the log never interleave (issue 30).
+  const file = o.logFile ?? logFileOf(dir);
+  const log = pino(
+    { level: o.logLevel, base: { component: 'optimus-local' } },
+    pino.destination(file === '-' ? 2 : { dest: file, sync: true, mkdir: true }),
+  );
   // Whatever started is stopped again, newest first, if a later step fails: a failed start leaves
   // nothing running (no broker, no tasks, no socket).
   const undo: (() => Promise<void>)[] = [];
@@ -148,7 +199,11 @@ async function startParts(
     o.httpHost ?? '127.0.0.1',
   );
   undo.push(() => http.close());
-  const marker = `optimus-local:${dir}`;
+  // The token before the first line: the dashboard link it prints carries it (ADR 0031).
+  const apiToken = o.token ?? newApiToken();
+  const tokenFile = writeApiToken(dir, apiToken);
+  o.onListening?.({ url: http.url, dashboardUrl: dashboardLink(http.url, apiToken), tokenFile });
+  const marker = markerOf(dir);
   const pids = new PidRegistry(join(dir, 'processes.json'));
   const reaped = await pids.reapOrphans(marker);
   if (reaped > 0) log.warn({ reaped }, 'stopped processes a previous controller left running');
@@ -255,8 +310,6 @@ async function startParts(
     onError: (err) => log.warn({ err }, 'dashboard sample'),
   });
   undo.push(async () => sampler.stop());
-  const apiToken = o.token ?? newApiToken();
-  const tokenFile = writeApiToken(dir, apiToken);
   app = createApp({
     runtime: ctl,
     token: apiToken,
@@ -269,7 +322,13 @@ async function startParts(
   });
   log.info({ api: http.url, broker: brokerUrl, stateDir: dir, tokenFile }, 'local mode ready');
 
-  let stopping: Promise<void> | null = null;
+  let stopping: Promise<StopReport> | null = null;
+  const parts: RunParts = { ctl, http, backend, watermarks, access, bridge, store, broker, pids, log };
+  const stopOrdered = async (): Promise<void> => {
+    arrivals.cancel();
+    sampler.stop();
+    await stopInOrder(parts);
+  };
   return {
     controller: ctl,
     backend,
@@ -283,24 +342,88 @@ async function startParts(
     // Polling ends with the run too, so a stopped run leaves no timer keeping the process alive.
     allDone: () => waitFor(() => stopping !== null || (ctl.allDone() && arrivals.pending() === 0)),
     stop: () =>
-      (stopping ??= (async () => {
-        arrivals.cancel();
-        sampler.stop();
-        log.info('stopping: controller');
-        await ctl.stop();
-        await http.close();
-        log.info('stopping: jobs (checkpoint) and sidecars (drain)');
-        await backend.close();
-        await watermarks.stop();
-        access?.close();
-        await bridge.close();
-        await store.close();
-        log.info('stopping: broker');
-        await broker?.stop();
-        o.lock?.release();
-        log.info('stopped');
-      })()),
+      (stopping ??= withDeadline({
+        ordered: stopOrdered,
+        parts,
+        deadlineMs: o.stopDeadlineMs ?? STOP_DEADLINE_MS,
+      }).finally(() => o.lock?.release())),
   };
+}
+
+interface RunParts {
+  readonly ctl: Controller;
+  readonly http: RunningServer;
+  readonly backend: LocalBackend;
+  readonly watermarks: WatermarkPublisher;
+  readonly access: JobAccess | null;
+  readonly bridge: MqttBridge;
+  readonly store: FileStore;
+  readonly broker: BrokerProcess | null;
+  readonly pids: PidRegistry;
+  readonly log: Logger;
+}
+
+/**
+ * The orderly stop: no new rounds, jobs checkpoint, sidecars deliver what they hold (the
+ * controller keeps storing and confirming meanwhile), then the broker.
+ */
+async function stopInOrder(p: RunParts): Promise<void> {
+  p.log.info('stopping: controller');
+  await p.ctl.stop();
+  await p.http.close();
+  p.log.info('stopping: jobs (checkpoint) and sidecars (drain)');
+  await p.backend.close();
+  await p.watermarks.stop();
+  p.access?.close();
+  await p.bridge.close();
+  await p.store.close();
+  p.log.info('stopping: broker');
+  await p.broker?.stop();
+  p.log.info('stopped');
+}
+
+/** Runs the orderly stop; what is still alive at the deadline is killed (ADR 0033). */
+async function withDeadline(o: {
+  ordered: () => Promise<void>;
+  parts: RunParts;
+  deadlineMs: number;
+}): Promise<StopReport> {
+  const { pids, broker, log } = o.parts;
+  const t0 = Date.now();
+  const before = pids.alive();
+  const ordered = o.ordered().then(
+    () => true,
+    (err: unknown) => {
+      log.error({ err }, 'stopping in order failed; killing what is left');
+      return false;
+    },
+  );
+  let killed = 0;
+  if (!(await within(ordered, o.deadlineMs))) {
+    const k = pids.signalAll('SIGKILL');
+    killed = k.task + k.sidecar + (broker?.kill() ? 1 : 0);
+    log.warn({ killed, deadlineMs: o.deadlineMs }, 'stopping took too long: killed what was left');
+    await within(ordered, AFTER_KILL_MS);
+  }
+  return {
+    tasks: before.task,
+    sidecars: before.sidecar,
+    broker: broker !== null,
+    killed,
+    deadlineMs: o.deadlineMs,
+    ms: Date.now() - t0,
+  };
+}
+
+/** True when `p` resolved true within `ms`; false on a timeout or a false result. */
+async function within(p: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Submits each workload job at its arrival time; jobs already in the store are not resubmitted. */

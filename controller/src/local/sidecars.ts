@@ -98,7 +98,7 @@ export class LocalSidecars {
     confirmWaitSec?: number;
   }): Spawned {
     const s = spawnSidecar({ ...o, ...this.o.settings, marker: this.o.marker });
-    this.o.pids.add(s.child.pid, `${o.name} sidecar-${o.index}`);
+    this.o.pids.add(s.child.pid, `${o.name} sidecar-${o.index}`, 'sidecar');
     void s.exited.then(() => this.o.pids.delete(s.child.pid)).catch(this.o.onError);
     return s;
   }

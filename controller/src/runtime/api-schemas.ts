@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { intervalSchema, jobPlanSchema, placementEntrySchema } from '../../../shared/src/schemas';
 import { JOB_PHASES } from './job-record';
+import { JOB_STATES } from './job-state';
 
 const count = z.number().int().min(0);
 /** A resource vector in the base units of `shared/src/units.ts`, with the units said in the schema. */
@@ -108,6 +109,9 @@ export const jobViewSchema = z
       .object({ minPs: count, maxPs: count, minWorkers: count, maxWorkers: count })
       .describe('the shapes the scheduler may give the job'),
     phase: apiPhaseSchema,
+    state: z
+      .enum(JOB_STATES)
+      .describe('the phase as observed: `resizing` while a rollout changes its shape (tasks restarting)'),
     reason: z.string().nullable().describe('why the job waits, when it does'),
     shape: shapeSchema.nullable().describe('what runs now; null when nothing of the job runs'),
     placement: z.array(placementEntrySchema),
@@ -257,11 +261,15 @@ export const clusterViewSchema = z
       .array(
         z.object({
           t: z.number().describe('ms since the Unix epoch (wall clock)'),
+          at: z
+            .number()
+            .describe("the same time in job seconds since the runtime's origin (the clock charts show)"),
           used: resourcesSchema.describe("our tasks plus others' reservations; base units"),
           capacity: resourcesSchema,
         }),
       )
       .describe('samples over time, oldest first'),
+    elapsedSec: z.number().nullable().describe('job seconds now (the last sample holds until then)'),
   })
   .describe('The cluster: servers, what holds them, utilisation');
 export type ClusterViewJson = z.infer<typeof clusterViewSchema>;
@@ -275,7 +283,7 @@ export const overviewSchema = z
     now: z.number().describe('ms since the Unix epoch (wall clock) when this was computed'),
     elapsedSec: z.number().describe("job seconds since the runtime's origin"),
     timeScale: z.number().describe("job seconds per wall second (local mode's --time-scale; 1 in a cluster)"),
-    counts: z.record(z.string(), count).describe('jobs per phase'),
+    counts: z.record(z.string(), count).describe('jobs per state'),
     jobs: z.array(
       z.object({
         id: z.string().describe('namespace/name'),
@@ -283,6 +291,9 @@ export const overviewSchema = z
         namespace: z.string(),
         mode: z.enum(['sync', 'async']),
         phase: apiPhaseSchema,
+        state: z
+          .enum(JOB_STATES)
+          .describe('the phase as observed: `resizing` while a rollout changes its shape'),
         shape: shapeSchema.nullable(),
         progress: z
           .number()
@@ -300,6 +311,8 @@ export const overviewSchema = z
           .nullable()
           .describe('why the job does not run, in words; null while it simply runs'),
         jct: z.number().nullable().describe('job completion time, job seconds'),
+        submittedAt: z.number().describe('job seconds at submission'),
+        finishedAt: z.number().nullable().describe('job seconds at completion'),
       }),
     ),
   })
@@ -313,6 +326,13 @@ export const jobDetailSchema = z
   .object({
     id: z.string(),
     phase: apiPhaseSchema,
+    state: z.enum(JOB_STATES),
+    elapsedSec: z.number().describe("job seconds since the runtime's origin, now"),
+    submittedAt: z.number().describe('job seconds at submission'),
+    finishedAt: z.number().nullable().describe('job seconds at completion'),
+    jct: z.number().nullable().describe('job completion time, job seconds'),
+    remainingSec: interval('job seconds').nullable().describe('predicted remaining at the current shape'),
+    predictedCompletion: interval('ms since the Unix epoch (wall clock)').nullable(),
     limits: z.object({ minPs: count, maxPs: count, minWorkers: count, maxWorkers: count }),
     loss: z.object({
       total: count.describe('loss points recorded (at most 400 are sent, evenly strided)'),
@@ -333,6 +353,7 @@ export const jobDetailSchema = z
       .array(
         z.object({
           t: z.number().describe('ms since the Unix epoch (wall clock)'),
+          at: z.number().describe('the same time in job seconds'),
           stepsDone: steps('done then'),
           progress: z.number().nullable(),
           totalSteps: interval('training steps').nullable(),
@@ -342,6 +363,7 @@ export const jobDetailSchema = z
       .describe('how the prediction moved'),
     speed: z.object({
       fitted: z.boolean(),
+      needs: count.describe('shapes the job must have run before its own speed model is fitted'),
       current: shapeOrNull,
       measured: z.array(
         z.object({ ps: count, workers: count, stepsPerSec: z.number().describe('steps per second') }),
@@ -363,6 +385,8 @@ export const jobDetailSchema = z
         z.object({
           since: z.number().describe('ms since the Unix epoch (wall clock)'),
           until: z.number().nullable(),
+          sinceAt: z.number().describe('the same times in job seconds'),
+          untilAt: z.number().nullable(),
           ps: count,
           workers: count,
           preRun: z.boolean().describe('a speed sample of the pre-run'),
@@ -372,8 +396,11 @@ export const jobDetailSchema = z
     decisions: z.array(
       z.object({
         t: z.number().describe('ms since the Unix epoch (wall clock)'),
+        at: z.number().describe('the same time in job seconds'),
         round: count.nullable(),
-        kind: z.enum(['start', 'resize', 'suspend', 'replace-worker', 'done', 'failed']),
+        kind: z
+          .enum(['start', 'resize', 'move', 'suspend', 'replace-worker', 'done', 'failed'])
+          .describe('`move`: the same shape on other servers'),
         from: shapeOrNull,
         to: shapeOrNull,
         preRun: z.boolean(),

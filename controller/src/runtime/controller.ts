@@ -15,9 +15,9 @@ import { neverFits } from './fit-check';
 import type { Ingest } from './ingest';
 import { jobReport, jobView, newEntry, type JobEntry, type ObservedRecord } from './job-entry';
 import { newJobRecord, normalizeRecord, type DegradedStage, type JobRecord } from './job-record';
-import { degradedCounts, phaseCounts, whatIf } from './job-queries';
+import { degradedCounts, stateCounts, whatIf } from './job-queries';
 import { jobIdOf, type JobSpec } from './job-spec';
-import { registerJobMetrics } from './job-metrics';
+import { registerJobMetrics, type AdmissionWaits } from './job-metrics';
 import { createMetrics, type RuntimeMetrics } from './metrics';
 import { JobObservations } from './observations';
 import { PlanPublisher } from './plan-publisher';
@@ -64,19 +64,19 @@ export class Controller {
   private roundNo = 0;
   private stopped = false;
   private readonly telemetry: TelemetrySink;
+  private readonly admissionWaits: AdmissionWaits;
   ready = false;
 
   constructor(private readonly o: ControllerOptions) {
     this.metrics = createMetrics({
-      phases: () => phaseCounts(this.entries.values()),
+      states: () => stateCounts(this.entries.values()),
       degraded: () => degradedCounts(this.entries.values()),
       inFlight: () => [...this.entries.values()].filter(isInFlight).length,
     });
-    registerJobMetrics(
-      this.metrics.registry,
-      () => this.entries.values(),
-      () => this.clockValue,
-    );
+    this.admissionWaits = registerJobMetrics(this.metrics.registry, {
+      entries: () => this.entries.values(),
+      clock: () => this.clockValue,
+    });
     // A policy that never reads the speed model does not make a job pay for seeding one.
     this.preRun = {
       ...PRE_RUN_DEFAULTS,
@@ -116,6 +116,7 @@ export class Controller {
       if (rec.target) this.saved.set(jobIdOf(rec.spec), rec.target.generation);
     }
     for (const e of this.entries.values()) await this.o.backend.admit(e.rec.spec);
+    this.admissionWaits.seed(this.entries.values());
     const stale = this.telemetry.replay(records, this.ingest);
     const timers = this.o.timers ?? realTimers;
     const clock = this.clock;
@@ -391,6 +392,7 @@ export class Controller {
     // Not awaited: a QoS 1 publish waits for the broker's ack, and a broker outage must not stop
     // scheduling. Only plans that changed are sent (a finished job's plan is sent once).
     for (const e of this.entries.values()) this.plans.publish(e, this.clock);
+    this.admissionWaits.observe(this.entries.values(), this.clock);
     this.reportJobs();
     // The targets written this round are durable before anything steps toward them.
     await this.save();

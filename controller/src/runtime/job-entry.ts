@@ -5,6 +5,7 @@ import type { CurrentJob } from './core';
 import { roundSec, type Clock } from './clock';
 import type { JobRecord } from './job-record';
 import { shapeHistory } from './job-record';
+import { jobState, type JobState } from './job-state';
 import type { JobObservations } from './observations';
 import { remainingTime, type JobModels } from './refit';
 import { apiPhase, isInFlight } from './rollout/in-flight';
@@ -122,23 +123,15 @@ export function planMessage(e: JobEntry, clock: Clock): JobPlan {
   };
 }
 
-function planState(e: JobEntry): JobPlan['state'] {
-  if (apiPhase(e.rec.phase, isInFlight(e)) === 'resizing') return 'resizing';
-  switch (e.rec.phase) {
-    case 'pending':
-      return 'pending';
-    case 'pre-run':
-      return 'pre-run';
-    case 'waiting':
-      return 'waiting';
-    case 'done':
-      return 'done';
-    case 'failed':
-      return 'failed';
-    case 'running':
-      return e.current ? 'running' : 'resizing';
-  }
-}
+/**
+ * The job's {@link jobState}: `resizing` while its rollout is in flight (observed ≠ target, ADR 0035)
+ * or while it is scheduled to run and nothing of it runs yet.
+ */
+export const entryState = (e: JobEntry): JobState =>
+  jobState(e.rec.phase, { holds: e.current !== null, rolloutInFlight: isInFlight(e) });
+
+/** The retained plan says what was last observed (it is published when that changes). */
+const planState = (e: JobEntry): JobPlan['state'] => entryState(e);
 
 /** The API's view of one job. */
 export function jobView(e: JobEntry, ctx: ViewContext): Record<string, unknown> {
@@ -157,6 +150,7 @@ export function jobView(e: JobEntry, ctx: ViewContext): Record<string, unknown> 
       maxWorkers: rec.spec.maxWorkers,
     },
     phase: apiPhase(rec.phase, isInFlight(e)),
+    state: entryState(e),
     reason: rec.reason,
     shape: e.current?.shape ?? null,
     placement: e.current?.placement ?? [],

@@ -93,6 +93,63 @@ describe('per-job metrics', () => {
     expect(series(text, 'optimus_job_pending').size).toBe(0);
   });
 
+  it('a job mid-rollout is resizing with the shape it gets, never pending "new" (issue 30)', async () => {
+    const { controller: c, backend } = buildController({ now: () => wall });
+    await c.start();
+    started.push(c);
+    await c.submit(testJobSpec('r'));
+    backend.hang.add('default/r'); // its start never returns: tasks checkpointing and restarting
+    await c.roundNow('pre-run');
+    const r = '{job_namespace="default",job_name="r"}';
+    let text = await c.metrics.registry.metrics();
+    expect(
+      series(text, 'optimus_job_phase').get('{job_namespace="default",job_name="r",phase="resizing"}'),
+    ).toBe(1);
+    expect(series(text, 'optimus_jobs').get('{phase="resizing"}')).toBe(1);
+    expect(series(text, 'optimus_jobs').get('{phase="pending"}')).toBe(0);
+    expect(series(text, 'optimus_job_pending').size).toBe(0);
+    // The fake core's first pre-run sample is 1 × 1: what the rollout gives it.
+    expect([series(text, 'optimus_job_ps').get(r), series(text, 'optimus_job_workers').get(r)]).toEqual([
+      1, 1,
+    ]);
+    expect(c.get('default/r')['state']).toBe('resizing');
+    backend.hang.delete('default/r');
+    backend.release(); // that step fails; the rollout stays in flight and its next step starts the tasks
+    await c.settled();
+    await c.roundNow('pre-run');
+    await c.settled();
+    text = await c.metrics.registry.metrics();
+    expect(series(text, 'optimus_jobs').get('{phase="resizing"}')).toBe(0);
+    expect(c.get('default/r')['state']).not.toBe('resizing');
+  });
+
+  it('counts restarts as a _total counter and each first start in the admission-wait histogram', async () => {
+    const { controller: c } = buildController({ now: () => wall });
+    await c.start();
+    started.push(c);
+    await c.submit(testJobSpec('h1'));
+    wall += 3000; // 30 job seconds later (scale 10)
+    await c.submit(testJobSpec('h2'));
+    wall += 1000;
+    await c.roundNow('pre-run');
+    await c.settled();
+    await c.roundNow('pre-run'); // observed after the round that saw them start
+    const text = await c.metrics.registry.metrics();
+    expect(text).toContain('# TYPE optimus_job_restarts_total counter');
+    expect(series(text, 'optimus_job_restarts_total').get('{job_namespace="default",job_name="h1"}')).toBe(
+      c.records()[0]!.restarts,
+    );
+    const count = Number(/^optimus_admission_wait_seconds_count (\S+)$/m.exec(text)?.[1]);
+    const sum = Number(/^optimus_admission_wait_seconds_sum (\S+)$/m.exec(text)?.[1]);
+    expect(count).toBe(2);
+    // h1 waited 40 job s, h2 10 job s: submission → the start the first round dispatched.
+    expect(sum).toBeCloseTo(50, 0);
+    await c.roundNow('pre-run');
+    expect(
+      /^optimus_admission_wait_seconds_count (\S+)$/m.exec(await c.metrics.registry.metrics())?.[1],
+    ).toBe('2');
+  });
+
   it('drops a removed job from every series', async () => {
     const { controller: c } = buildController({ now: () => wall });
     await c.start();

@@ -4,16 +4,17 @@
  *
  * Labels, bounded: `job_namespace` and `job_name` (the jobs the controller knows; not `job` and
  * `namespace`, which Prometheus and the Prometheus Operator set on every scraped series), plus
- * `phase` (6 values), `bound` (value, lower, upper), `model` (convergence, speed) and `reason`
- * ({@link PENDING_REASONS}). A job that finished keeps only its phase, progress and restarts.
- * docs/metrics.md lists every series.
+ * `phase` (7 values: the phases and `resizing`), `bound` (value, lower, upper), `model`
+ * (convergence, speed) and `reason` ({@link PENDING_REASONS}). A job that finished keeps only its
+ * phase, progress and restarts. docs/metrics.md lists every series.
  */
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { type FittedCurve, fittedLoss } from '../models/convergence/fitted-curve';
 import type { LossPoint } from '../models/convergence/types';
 import type { Clock } from './clock';
-import { planMessage, progressOf, type JobEntry } from './job-entry';
-import { JOB_PHASES } from './job-record';
+import { entryState, planMessage, progressOf, type JobEntry } from './job-entry';
+import { JOB_STATES } from './job-state';
+import { shapeOf } from './rollout/target';
 
 /** Why a job holds nothing, as a bounded label (the reason's words are in the API and dashboard). */
 export const PENDING_REASONS = [
@@ -60,18 +61,36 @@ const JOB = ['job_namespace', 'job_name'] as const;
 const relativeWidth = (v: { value: number; lower: number; upper: number }): number | null =>
   v.value > 0 ? (v.upper - v.lower) / v.value : null;
 
-/** Registers the per-job gauges on `registry`; `entries` and `clock` are read at every scrape. */
-export function registerJobMetrics(
-  registry: Registry,
-  entries: () => Iterable<JobEntry>,
-  clock: () => Clock | null,
-): void {
+/**
+ * Admission-wait buckets, job seconds: a local demo's next round (tens of seconds) to a cluster
+ * queue of a day.
+ */
+export const ADMISSION_WAIT_BUCKETS = [
+  10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14_400, 43_200, 86_400,
+];
+
+export interface JobMetricsSources {
+  readonly entries: () => Iterable<JobEntry>;
+  readonly clock: () => Clock | null;
+}
+
+/** Observes each job's admission wait once: the controller calls it after loading and after each round. */
+export interface AdmissionWaits {
+  /** Jobs that had started before this controller ran: known, not observed (their wait was counted then). */
+  seed(entries: Iterable<JobEntry>): void;
+  /** Observes submission → first start of every job that started since the last call. */
+  observe(entries: Iterable<JobEntry>, clock: Clock): void;
+}
+
+/** Registers the per-job series on `registry`; the sources are read at every scrape. */
+export function registerJobMetrics(registry: Registry, src: JobMetricsSources): AdmissionWaits {
   // The first gauge collects for all: a scrape sees one consistent pass over the jobs.
   const collect = (): void => {
-    const c = clock();
+    const c = src.clock();
     for (const m of Object.values(g)) m.reset();
+    restartsTotal.reset();
     if (c === null) return;
-    for (const e of entries()) collectJob(g, e, c);
+    for (const e of src.entries()) collectJob({ g, restartsTotal }, e, c);
   };
   let first = true;
   const gauge = <L extends string>(name: string, help: string, labels: readonly L[]) => {
@@ -81,17 +100,29 @@ export function registerJobMetrics(
     return made;
   };
   const g = {
-    phase: gauge('optimus_job_phase', '1 for the phase the job is in', ['phase']),
-    ps: gauge('optimus_job_ps', 'Parameter servers the job runs now', []),
-    workers: gauge('optimus_job_workers', 'Workers the job runs now', []),
+    phase: gauge(
+      'optimus_job_phase',
+      '1 for the phase the job is in as observed (resizing: a rollout changes its shape)',
+      ['phase'],
+    ),
+    ps: gauge('optimus_job_ps', 'Parameter servers the job runs now (while resizing: the shape it gets)', []),
+    workers: gauge('optimus_job_workers', 'Workers the job runs now (while resizing: the shape it gets)', []),
     progress: gauge('optimus_job_progress_ratio', 'Steps done over predicted total steps (1 when done)', []),
     remaining: gauge(
       'optimus_job_predicted_remaining_seconds',
       'Predicted remaining job seconds at the current shape, with its interval',
       ['bound'],
     ),
-    restarts: gauge('optimus_job_restarts', 'Checkpoint → restart cycles of the job so far', []),
-    pending: gauge('optimus_job_pending', '1 while the job holds nothing, labelled with why', ['reason']),
+    restarts: gauge(
+      'optimus_job_restarts',
+      'Deprecated, use optimus_job_restarts_total (the same value); removed in a later release',
+      [],
+    ),
+    pending: gauge(
+      'optimus_job_pending',
+      '1 while the job holds nothing and no rollout gives it anything, labelled with why',
+      ['reason'],
+    ),
     r2: gauge(
       'optimus_job_fit_r_squared',
       'R² of the fitted convergence curve on the loss points it was fitted to',
@@ -103,6 +134,40 @@ export function registerJobMetrics(
       ['model'],
     ),
   };
+  const restartsTotal = new Counter<(typeof JOB)[number]>({
+    name: 'optimus_job_restarts_total',
+    help: 'Checkpoint → restart cycles of the job so far (resizes, pre-run shape changes)',
+    labelNames: [...JOB],
+    registers: [registry],
+  });
+  const wait = new Histogram({
+    name: 'optimus_admission_wait_seconds',
+    help: 'Job seconds from submission to the first start of each job (its pre-run sample included)',
+    buckets: ADMISSION_WAIT_BUCKETS,
+    registers: [registry],
+  });
+  return admissionWaits(wait);
+}
+
+function admissionWaits(wait: Histogram): AdmissionWaits {
+  const seen = new Set<string>();
+  const key = (e: JobEntry): string =>
+    `${e.rec.spec.namespace}/${e.rec.spec.name}/${e.rec.incarnation ?? ''}`;
+  return {
+    seed: (entries) => {
+      for (const e of entries) if (e.rec.spans.length > 0) seen.add(key(e));
+    },
+    observe: (entries, clock) => {
+      for (const e of entries) {
+        const firstStart = e.rec.spans[0]?.since;
+        if (firstStart === undefined || seen.has(key(e))) continue;
+        seen.add(key(e));
+        // Spans are stamped in wall ms; the job's clock turns them into job seconds.
+        const startedAt = ((firstStart - clock.originMs) * clock.scale) / 1000;
+        wait.observe(Math.max(0, startedAt - e.rec.submittedAt));
+      }
+    },
+  };
 }
 
 type Gauges = Record<
@@ -110,17 +175,27 @@ type Gauges = Record<
   Gauge<string>
 >;
 
-function collectJob(g: Gauges, e: JobEntry, clock: Clock): void {
+interface Collectors {
+  readonly g: Gauges;
+  readonly restartsTotal: Counter<string>;
+}
+
+function collectJob({ g, restartsTotal }: Collectors, e: JobEntry, clock: Clock): void {
   const { rec, models } = e;
   const job = { job_namespace: rec.spec.namespace, job_name: rec.spec.name };
-  for (const phase of JOB_PHASES) g.phase.set({ ...job, phase }, rec.phase === phase ? 1 : 0);
+  const state = entryState(e);
+  for (const phase of JOB_STATES) g.phase.set({ ...job, phase }, state === phase ? 1 : 0);
   g.restarts.set(job, rec.restarts);
+  restartsTotal.inc(job, rec.restarts);
   const progress = progressOf(e);
   if (progress !== null) g.progress.set(job, progress);
   if (rec.phase === 'done' || rec.phase === 'failed') return;
-  g.ps.set(job, e.current?.shape.ps ?? 0);
-  g.workers.set(job, e.current?.shape.workers ?? 0);
-  if (e.current === null) g.pending.set({ ...job, reason: pendingReason(rec.reason) }, 1);
+  // Mid-rollout the job is scraped at the shape it is being given, never as `ps 0`.
+  const shape = (state === 'resizing' && rec.target ? shapeOf(rec.target) : null) ?? e.current?.shape;
+  g.ps.set(job, shape?.ps ?? 0);
+  g.workers.set(job, shape?.workers ?? 0);
+  if (e.current === null && state !== 'resizing')
+    g.pending.set({ ...job, reason: pendingReason(rec.reason) }, 1);
   const rt = planMessage(e, clock).predictedRemainingSec;
   if (rt)
     for (const bound of ['value', 'lower', 'upper'] as const) g.remaining.set({ ...job, bound }, rt[bound]);

@@ -4,8 +4,8 @@
  */
 import type { Core } from './core';
 import { outsideLimits } from './fit-check';
-import type { JobEntry } from './job-entry';
-import { JOB_PHASES, type JobPhase } from './job-record';
+import { entryState, type JobEntry } from './job-entry';
+import { JOB_STATES, type JobState } from './job-state';
 import { roundSec } from './clock';
 import { remainingTime, refitJob } from './refit';
 
@@ -42,10 +42,10 @@ function rounded<T extends object | null>(o: T, round: (x: number) => number): T
   ) as T;
 }
 
-/** Jobs per phase (every phase present, zeros included). */
-export function phaseCounts(entries: Iterable<JobEntry>): Record<JobPhase, number> {
-  const counts = Object.fromEntries(JOB_PHASES.map((p) => [p, 0])) as Record<JobPhase, number>;
-  for (const e of entries) counts[e.rec.phase] += 1;
+/** Jobs per state (every state present, zeros included; a job mid-rollout is `resizing`). */
+export function stateCounts(entries: Iterable<JobEntry>): Record<JobState, number> {
+  const counts = Object.fromEntries(JOB_STATES.map((p) => [p, 0])) as Record<JobState, number>;
+  for (const e of entries) counts[entryState(e)] += 1;
   return counts;
 }
 

@@ -3,7 +3,7 @@
  * tests and several controllers in one process do not collide.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { JOB_PHASES, type JobPhase } from './job-record';
+import { JOB_STATES, type JobState } from './job-state';
 
 export interface RuntimeMetrics {
   readonly registry: Registry;
@@ -20,15 +20,18 @@ export interface RuntimeMetrics {
 
 /** Live counts the registry reads when scraped. */
 export interface MetricsSources {
-  readonly phases: () => Record<JobPhase, number>;
+  /** Jobs by state (runtime/job-state.ts: the phases, and `resizing` while a rollout runs). */
+  readonly states: () => Partial<Record<JobState, number>>;
   /** Jobs marked degraded now, by stage. */
   readonly degraded?: () => Record<string, number>;
   /** Rollouts in flight now. */
   readonly inFlight?: () => number;
 }
 
-export function createMetrics(sources: MetricsSources | (() => Record<JobPhase, number>)): RuntimeMetrics {
-  const src: MetricsSources = typeof sources === 'function' ? { phases: sources } : sources;
+export function createMetrics(
+  sources: MetricsSources | (() => Partial<Record<JobState, number>>),
+): RuntimeMetrics {
+  const src: MetricsSources = typeof sources === 'function' ? { states: sources } : sources;
   const registry = new Registry();
   const m: RuntimeMetrics = {
     registry,
@@ -99,12 +102,12 @@ export function createMetrics(sources: MetricsSources | (() => Record<JobPhase, 
   });
   new Gauge({
     name: 'optimus_jobs',
-    help: 'Jobs by phase',
+    help: 'Jobs by phase as observed (resizing: a rollout changes the shape, tasks restarting)',
     labelNames: ['phase'],
     registers: [registry],
     collect() {
-      const counts = src.phases();
-      for (const p of JOB_PHASES) this.set({ phase: p }, counts[p]);
+      const counts = src.states();
+      for (const p of JOB_STATES) this.set({ phase: p }, counts[p] ?? 0);
     },
   });
   return m;

@@ -28,6 +28,7 @@ const cluster = (...servers: ClusterViewJson['servers']): ClusterViewJson => ({
   used: {},
   reserved: {},
   utilisation: [],
+  elapsedSec: null,
 });
 const NOW = 1_000;
 

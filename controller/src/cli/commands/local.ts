@@ -3,18 +3,19 @@
  * emulated MXNet trainers with real sidecars, the controller and its HTTP API.
  * `npm start` runs it with the demo workload.
  */
-import { join } from 'node:path';
+import { appendFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, readSecretFile } from '../../config/env';
-import { WORKLOADS } from '../../local/demo-workload';
+import { DEFAULT_TIME_SCALE, WORKLOADS } from '../../local/demo-workload';
 import { startLiveView } from '../../local/live-view';
-import { watchWrapperParent } from '../../local/parent-watch';
 import { finishedRun } from '../../local/previous-run';
-import { startLocal } from '../../local/run-local';
+import { logFileOf, startLocal, STOP_DEADLINE_MS } from '../../local/run-local';
 import { clearStateDir, lockStateDir } from '../../local/state-lock';
+import { stoppedLine, supervise } from '../../local/supervise';
 import { summaryLines } from '../../local/summary';
 import { ListenError } from '../../http/serve';
-import { badFlag, note, numberFlag, printJson, UsageError } from '../output';
+import { badFlag, numberFlag, printJson, UsageError } from '../output';
 
 interface LocalFlags {
   workload: string;
@@ -34,8 +35,14 @@ interface LocalFlags {
 /** Local mode's defaults where they differ from the controller's (docs/controller-config.md). */
 const LOCAL_DEFAULTS = { OPTIMUS_SCHEDULING_INTERVAL_SEC: '120', OPTIMUS_RESTART_COST_SEC: '20' };
 
-/** Signals that end a run gracefully: jobs checkpoint, sidecars drain, the broker stops. */
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** A line on stderr that cannot throw: a closed terminal (EIO) or pipe must not crash the stop. */
+function note(line: string): void {
+  try {
+    process.stderr.write(`${line}\n`);
+  } catch {
+    // nobody is reading any more; the log file has the story
+  }
+}
 
 /** Same rule as OPTIMUS_BROKER_URL, with the error naming the flag. */
 function brokerFlag(value: string): string {
@@ -59,7 +66,12 @@ export function registerLocalCommands(program: Command): void {
     .option('--workload <name>', `workload to submit: ${Object.keys(WORKLOADS).join(', ')}`, 'demo')
     .option('--exit-when-done', 'exit once every job has finished (prints a summary on stdout)')
     .option('--json', 'with --exit-when-done: print the run summary as one JSON document')
-    .option('--time-scale <x>', 'job seconds per wall second', numberFlag('time-scale', 0.01, 1000), 20)
+    .option(
+      '--time-scale <x>',
+      'job seconds per wall second (the demo takes about four minutes at the default)',
+      numberFlag('time-scale', 0.01, 1000),
+      DEFAULT_TIME_SCALE,
+    )
     .option(
       '--interval <sec>',
       `scheduling interval in job seconds (default: env OPTIMUS_SCHEDULING_INTERVAL_SEC, else ${LOCAL_DEFAULTS.OPTIMUS_SCHEDULING_INTERVAL_SEC})`,
@@ -117,6 +129,7 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
   }
   // The lock first: a second run on this directory stops here, before it reads or clears anything.
   const lock = lockStateDir(flags.stateDir);
+  const logFile = logFileOf(flags.stateDir);
   const previous = flags.fresh ? null : finishedRun(flags.stateDir, workload);
   if (previous)
     note(
@@ -124,21 +137,23 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
     );
   if (flags.fresh || previous) clearStateDir(flags.stateDir, lock);
 
-  // Signals are caught before anything starts, so even a signal during start-up ends the run cleanly.
-  let signalled: string | null = null;
-  let onStop: (() => void) | null = null;
-  const stopped = new Promise<void>((resolve) => (onStop = resolve));
-  const stopOn = (why: string) => {
-    if (signalled) return;
-    signalled = why;
-    note(`\noptimus local: ${why}, shutting down (jobs checkpoint; run again to resume)`);
-    onStop?.();
-  };
-  for (const sig of STOP_SIGNALS) process.once(sig, () => stopOn(sig));
-  // A closed terminal or pipe (EPIPE) must stop the run cleanly, not crash it and orphan the tasks.
-  for (const stream of [process.stdout, process.stderr])
-    stream.on('error', () => stopOn(`${stream === process.stdout ? 'stdout' : 'stderr'} closed`));
-  const unwatch = watchWrapperParent(() => stopOn('the npm/tsx process that started us exited'));
+  // Every ending is handled before anything starts, so even a signal during start-up ends the run cleanly.
+  const sup = supervise({
+    stateDir: flags.stateDir,
+    note,
+    deadlineMs: STOP_DEADLINE_MS,
+    logCrash: (err) => {
+      try {
+        const stack = err instanceof Error ? (err.stack ?? err.message) : String(err);
+        appendFileSync(
+          logFile,
+          `${JSON.stringify({ level: 60, time: Date.now(), msg: 'crashed', stack })}\n`,
+        );
+      } catch {
+        // the directory may be gone; the line on stderr still says what happened
+      }
+    },
+  });
 
   let run;
   try {
@@ -162,31 +177,37 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
       token: cfg.apiTokenFile ? readSecretFile(cfg.apiTokenFile, 'OPTIMUS_API_TOKEN_FILE') : undefined,
       allowedHosts: cfg.httpAllowedHosts,
       metricsOpen: cfg.metricsOpen,
-      logLevel:
-        flags.json || process.stderr.isTTY ? (process.env['OPTIMUS_LOG_LEVEL'] ?? 'warn') : cfg.logLevel,
+      logLevel: cfg.logLevel,
+      logFile,
+      stopDeadlineMs: STOP_DEADLINE_MS,
+      // The first line as soon as the port is bound. The link carries the run's token (ADR 0031),
+      // on a terminal only, so it never lands in a log file.
+      onListening: (at) =>
+        note(
+          process.stderr.isTTY
+            ? `optimus local: dashboard ${at.dashboardUrl} (starting the broker and the jobs…)`
+            : `optimus local: dashboard ${at.url}/dashboard/ (add #token=<the token in ${shown(at.tokenFile)}>; starting the broker and the jobs…)`,
+        ),
     });
   } catch (err) {
-    unwatch();
     if (err instanceof ListenError)
       throw new Error(`${err.message} (--port or OPTIMUS_HTTP_PORT; 0 picks a free port)`);
     throw err;
   }
-  // A signal during start-up resolved `stopped` already: the run stops right after it started.
+  // A stop asked for during start-up resolved `requested` already: the run stops right after it started.
   const dashboard = `${run.http.url}/dashboard/`;
-  // The link carries the run's token (ADR 0031); on a terminal only, so it never lands in a log file.
   note(
-    process.stderr.isTTY
-      ? `optimus local: dashboard ${run.dashboardUrl}`
-      : `optimus local: dashboard ${dashboard} (add #token=<the token in ${join(flags.stateDir, 'api-token')}>)`,
+    `  API ${run.http.url}/api/v1/jobs · metrics ${run.http.url}/metrics · broker ${run.brokerUrl} · log ${shown(logFile)}`,
   );
-  note(`  API ${run.http.url}/api/v1/jobs · metrics ${run.http.url}/metrics · broker ${run.brokerUrl}`);
   const view = flags.json
     ? null
     : startLiveView(run.controller, process.stderr, { tty: process.stderr.isTTY, dashboard });
+  if (view) sup.beforeEnd(() => view.stop());
+  const stopped = sup.requested;
   if (flags.exitWhenDone) await Promise.race([run.allDone(), stopped]);
   else {
     void run.allDone().then(() => {
-      if (signalled) return;
+      if (sup.reason !== null) return;
       view?.stop();
       note(
         [
@@ -198,14 +219,20 @@ async function runLocalCommand(flags: LocalFlags): Promise<void> {
     await stopped;
   }
   view?.stop();
-  unwatch();
   // After stopping: the sidecars deliver the last records of a finished job while they drain, and
   // the accounting (sent vs received) must include them.
-  await run.stop();
+  const report = await run.stop();
+  note(stoppedLine(report));
   const summary = run.summary();
   if (flags.json) {
     const { perTask: _perTask, ...rest } = summary;
     printJson(rest);
   } else if (flags.exitWhenDone) process.stdout.write(`${summaryLines(summary).join('\n')}\n`);
-  if (signalled && flags.exitWhenDone) process.exitCode = 130;
+  sup.exit(sup.reason !== null && flags.exitWhenDone ? 130 : 0);
+}
+
+/** A path as short as it reads: relative to the working directory when inside it. */
+function shown(path: string): string {
+  const r = relative(process.cwd(), path);
+  return r.startsWith('..') ? path : r;
 }

@@ -4,6 +4,10 @@
  * server, log or Referer ever sees), is kept in this tab's sessionStorage and removed from the
  * address at once; every request, the live stream included, sends it as `Authorization: Bearer`.
  * EventSource cannot send headers, so the stream is read with fetch.
+ *
+ * `?live=0` in the page's address turns the live stream off: the page loads its data once and is
+ * then idle, which a headless browser needs to take a screenshot (`--virtual-time-budget` waits
+ * for the network to go quiet, and an open event stream never does; see the local README).
  */
 import type { ClusterView } from '../cluster-view';
 import type { JobDetail } from '../job-detail';
@@ -132,3 +136,26 @@ export const api = {
   /** The live stream (GET /api/v1/events) with the token; an EventSource-like EventTarget. */
   events: (): LiveEvents => new LiveEvents('/api/v1/events'),
 };
+
+/** False when the page was opened with `?live=0` (a static snapshot, for screenshots). */
+export const liveWanted = (): boolean => new URLSearchParams(location.search).get('live') !== '0';
+
+export type StreamState = 'live' | 'reconnecting' | 'off';
+
+/** Event types the controller streams (GET /api/v1/events). */
+const EVENT_TYPES = ['hello', 'decision', 'job', 'progress', 'dropped'] as const;
+
+/**
+ * Follows the controller's event stream: `onEvent` on every event, `onState` when the stream opens
+ * or drops (it reconnects by itself), or `off` once when the page was opened with `?live=0`.
+ */
+export function followEvents(onEvent: () => void, onState: (s: StreamState) => void): void {
+  if (!liveWanted()) {
+    onState('off');
+    return;
+  }
+  const es = api.events();
+  es.addEventListener('open', () => onState('live'));
+  es.addEventListener('error', () => onState('reconnecting'));
+  for (const type of EVENT_TYPES) es.addEventListener(type, onEvent);
+}

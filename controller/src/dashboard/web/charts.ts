@@ -32,9 +32,15 @@ export interface ChartOptions {
   readonly layout: string;
 }
 
-/** A chart whose options are rebuilt when `layout` changes, else only its data is replaced. */
+/**
+ * A chart whose options are rebuilt when `layout` changes, else only its data is replaced. Below
+ * the canvas, a legend says what each vertical line and shaded range means (the series have
+ * uPlot's own legend; the marks would otherwise be unexplained).
+ */
 export class LiveChart {
   readonly element: HTMLElement;
+  private readonly canvasBox: HTMLElement;
+  private readonly marksLegend: HTMLElement;
   private plot: uPlot | null = null;
   private layout = '';
   private readonly resize: ResizeObserver;
@@ -43,7 +49,14 @@ export class LiveChart {
     private readonly label: string,
     private readonly height = 240,
   ) {
-    this.element = h('figure', { class: 'chart', role: 'img', 'aria-label': label });
+    this.canvasBox = h('div', { class: 'plot' });
+    this.marksLegend = h('ul', { class: 'marks-legend', 'data-testid': 'marks-legend' });
+    this.element = h(
+      'figure',
+      { class: 'chart', role: 'img', 'aria-label': label },
+      this.canvasBox,
+      this.marksLegend,
+    );
     this.resize = new ResizeObserver(() => this.plot?.setSize({ width: this.width(), height: this.height }));
     this.resize.observe(this.element);
   }
@@ -60,13 +73,49 @@ export class LiveChart {
     if (marks) this.marks = marks;
     // Where the marks are, for tests and tools (a canvas does not say).
     this.element.dataset['marks'] = JSON.stringify(this.marks.lines.map((l) => l.x));
+    const xLabel = o.options.axes?.[0]?.label;
+    this.element.dataset['xAxis'] = typeof xLabel === 'string' ? xLabel : '';
+    this.drawMarksLegend();
     if (this.plot && this.layout === o.layout) {
       this.plot.setData(data);
       return;
     }
     this.plot?.destroy();
     this.layout = o.layout;
-    this.plot = new uPlot({ ...o.options, width: this.width(), height: this.height }, data, this.element);
+    // The y range in use, for tests and tools: a line drawn at the edge is half clipped.
+    const yRange = (u: uPlot, key: string): void => {
+      if (key === 'y')
+        this.element.dataset['yRange'] = JSON.stringify([u.scales['y']?.min, u.scales['y']?.max]);
+    };
+    const hooks = { ...o.options.hooks, setScale: [...(o.options.hooks?.setScale ?? []), yRange] };
+    this.plot = new uPlot(
+      { ...o.options, hooks, width: this.width(), height: this.height },
+      data,
+      this.canvasBox,
+    );
+  }
+
+  private drawMarksLegend(): void {
+    const items = [
+      ...this.marks.lines.map((l) => ({
+        label: l.label,
+        swatch: `line${l.dash ? ' dashed' : ''}`,
+        color: l.color,
+      })),
+      ...this.marks.bands.map((b) => ({ label: b.label, swatch: 'band', color: b.color })),
+    ]
+      .filter((i): i is { label: string; swatch: string; color: string } => i.label !== undefined)
+      .filter((i, k, all) => all.findIndex((j) => j.label === i.label) === k);
+    this.marksLegend.replaceChildren(
+      ...items.map((i) =>
+        h(
+          'li',
+          { 'data-mark-label': i.label },
+          h('span', { class: `swatch ${i.swatch}`, style: `--c: ${i.color}`, 'aria-hidden': 'true' }),
+          ` ${i.label}`,
+        ),
+      ),
+    );
   }
 
   destroy(): void {
@@ -99,10 +148,29 @@ export function lineSeries(label: string, stroke: string, o: Partial<uPlot.Serie
   return { label, stroke, width: 2, points: { show: false }, ...o };
 }
 
+/** Vertical lines and shaded x-ranges; each `label` appears in the chart's legend of marks. */
 export interface Marks {
-  readonly lines: readonly { x: number; color: string; dash?: number[] }[];
-  readonly bands: readonly { from: number; to: number; color: string }[];
+  readonly lines: readonly { x: number; color: string; dash?: number[]; label?: string }[];
+  readonly bands: readonly { from: number; to: number; color: string; label?: string }[];
 }
+
+/** Tick steps of a job-time axis, in job seconds: whole seconds, minutes and hours. */
+const JOB_TIME_INCRS = [
+  1, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400,
+];
+
+/** An x axis in job time (job seconds, labelled "job time"), ticks on whole minutes and hours. */
+export const jobTimeAxis = (values: (u: uPlot, splits: number[]) => string[]): uPlot.Axis => ({
+  label: 'job time',
+  values,
+  incrs: JOB_TIME_INCRS,
+});
+
+/** The x series of a chart over job time: its legend reads "job time: 5m12s". */
+export const jobTimeSeries = (format: (sec: number) => string): uPlot.Series => ({
+  label: 'job time',
+  value: (_u, v) => (v === null ? '--' : format(v)),
+});
 
 /** Vertical markers and shaded x-ranges (a `draw` hook); `get` is called at every draw. */
 export function xMarks(get: () => Marks): uPlot.Hooks.Arrays {

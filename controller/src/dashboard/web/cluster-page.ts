@@ -2,11 +2,12 @@
 import uPlot from 'uplot';
 import type { Resources } from '../../../../shared/src/units';
 import type { ClusterView, ServerView } from '../cluster-view';
-import { num } from '../format';
+import { compactDuration, num } from '../format';
 import { api } from './api';
-import { LiveChart, lineSeries, PALETTE } from './charts';
+import { jobTimeAxis, jobTimeSeries, LiveChart, lineSeries, PALETTE } from './charts';
 import { h, replace } from './dom';
 import type { Page } from './page';
+import { jobTimeTicks } from './view-format';
 
 export function clusterPage(): Page {
   const totals = h('p', { class: 'summary', 'data-testid': 'cluster-totals' });
@@ -21,10 +22,14 @@ export function clusterPage(): Page {
       'section',
       { class: 'card' },
       h('h2', {}, 'Utilisation over time'),
-      h('p', { class: 'muted' }, "our jobs' tasks plus what others reserve, as a share of capacity"),
+      h(
+        'p',
+        { class: 'muted' },
+        "our jobs' tasks plus what others reserve, as a share of capacity, over job time",
+      ),
       chart.element,
     ),
-    h('h2', {}, 'Servers'),
+    h('h2', { class: 'section-title' }, 'Servers'),
     servers,
   );
   return {
@@ -93,9 +98,14 @@ function serverCard(s: ServerView, resources: readonly string[]): HTMLElement {
 }
 
 function renderUtilisation(chart: LiveChart, c: ClusterView): void {
-  const pts = c.utilisation;
+  // A value holds until the next change: the last one is drawn on to now.
+  const last = c.utilisation.at(-1);
+  const pts =
+    last && c.elapsedSec !== null && c.elapsedSec > last.at
+      ? [...c.utilisation, { ...last, at: c.elapsedSec }]
+      : c.utilisation;
   const data: uPlot.AlignedData = [
-    pts.map((p) => p.t / 1000),
+    pts.map((p) => p.at),
     ...c.resources.map((r) =>
       pts.map((p) => ((p.capacity[r] ?? 0) > 0 ? (100 * (p.used[r] ?? 0)) / (p.capacity[r] ?? 1) : null)),
     ),
@@ -104,10 +114,11 @@ function renderUtilisation(chart: LiveChart, c: ClusterView): void {
     {
       layout: `util:${c.resources.join(',')}`,
       options: {
-        axes: [{}, { label: '% of capacity' }],
-        scales: { y: { range: [0, 100] } },
+        axes: [jobTimeAxis(jobTimeTicks), { label: '% of capacity' }],
+        // Headroom above 100 %: a resource in full use is a line drawn whole, not one clipped at the edge.
+        scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(100, max) + 8] } },
         series: [
-          {},
+          jobTimeSeries(compactDuration),
           ...c.resources.map((r, i) => lineSeries(r, PALETTE[i % PALETTE.length]!, { paths: stepped })),
         ],
       },

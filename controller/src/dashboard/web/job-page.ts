@@ -3,14 +3,14 @@
  * moved, the speed model over shapes, the shape over time and the decisions that changed it.
  */
 import uPlot from 'uplot';
-import { num } from '../format';
+import { compactDuration, duration, num } from '../format';
 import type { JobDetail } from '../job-detail';
 import { shapeText } from '../job-rows';
 import { api } from './api';
-import { align, LiveChart, lineSeries, PALETTE, pointsSeries } from './charts';
+import { align, jobTimeAxis, jobTimeSeries, LiveChart, lineSeries, PALETTE, pointsSeries } from './charts';
 import { h, replace } from './dom';
 import type { Page } from './page';
-import { clockTime } from './view-format';
+import { atJobTime, clockTime, jobTimeTicks, PHASE_LABEL, remainingText, wallClock } from './view-format';
 
 /** A prediction holds until the next refit: drawn as steps. */
 const stepped = uPlot.paths.stepped!({ align: 1 });
@@ -30,9 +30,16 @@ export function jobPage(id: string): Page {
     shape: new LiveChart(`PS and workers of ${id} over time; pre-run samples shaded`, 200),
   };
   const decisions = h('tbody');
+  const speedNote = h('p', { class: 'muted', 'data-testid': 'speed-note' });
   let detail: JobDetail | null = null;
-  const card = (title: string, note: string, ...content: Node[]) =>
-    h('section', { class: 'card' }, h('h2', {}, title), h('p', { class: 'muted' }, note), ...content);
+  const card = (title: string, note: string | HTMLElement, ...content: Node[]) =>
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, title),
+      typeof note === 'string' ? h('p', { class: 'muted' }, note) : note,
+      ...content,
+    );
   const root = h(
     'section',
     { 'aria-labelledby': 'job-title' },
@@ -44,22 +51,18 @@ export function jobPage(id: string): Page {
       { class: 'grid' },
       card(
         'Loss and convergence',
-        'dots: logged loss; line: fitted curve (paper Eq. 1); red: predicted convergence step with its interval',
+        'dots: logged loss; line: fitted curve (paper Eq. 1); vertical lines: see below the chart',
         charts.loss.element,
       ),
       card(
         'Prediction over time',
-        'predicted total steps (band: interval) and steps done',
+        'predicted total steps (band: interval) and steps done, over job time',
         charts.prediction.element,
       ),
-      card(
-        'Speed model',
-        'predicted steps/s by workers, one line per PS count; dots: shapes measured so far',
-        charts.speed.element,
-      ),
+      card('Speed model', speedNote, charts.speed.element),
       card(
         'Shape over time',
-        'dots: each start or resize; shaded: pre-run speed samples',
+        'dots: each start or resize; shaded: pre-run speed samples; over job time',
         charts.shape.element,
       ),
     ),
@@ -77,7 +80,7 @@ export function jobPage(id: string): Page {
           h(
             'thead',
             {},
-            h('tr', {}, ...['Time', 'Round', 'What', 'Why'].map((c) => h('th', { scope: 'col' }, c))),
+            h('tr', {}, ...['Job time', 'Round', 'What', 'Why'].map((c) => h('th', { scope: 'col' }, c))),
           ),
           decisions,
         ),
@@ -93,6 +96,7 @@ export function jobPage(id: string): Page {
       renderLoss(charts.loss, detail);
       renderPrediction(charts.prediction, detail);
       renderSpeed(charts.speed, detail);
+      replace(speedNote, speedNoteText(detail));
       renderShape(charts.shape, detail);
       replace(
         decisions,
@@ -104,7 +108,7 @@ export function jobPage(id: string): Page {
                 h(
                   'tr',
                   { class: d.preRun ? 'pre-run' : '' },
-                  h('td', {}, clockTime(d.t)),
+                  h('td', { title: `wall clock ${clockTime(d.t)}`, 'data-col': 'at' }, duration(d.at)),
                   h('td', { class: 'num' }, d.round ?? '—'),
                   h('td', {}, d.kind + (d.preRun ? ' (pre-run)' : '')),
                   h('td', {}, d.why),
@@ -120,37 +124,58 @@ export function jobPage(id: string): Page {
 
 function renderFacts(el: HTMLElement, d: JobDetail): void {
   const c = d.convergence;
+  const done = d.state === 'done';
   const pairs: [string, string][] = [
-    ['State', d.phase],
+    ['State', PHASE_LABEL[d.state] ?? d.state],
     ['Shape now', d.speed.current ? shapeText(d.speed.current) : '—'],
     [
       'Limits',
       `${d.limits.minPs}–${d.limits.maxPs} PS, ${d.limits.minWorkers}–${d.limits.maxWorkers} workers`,
     ],
     [
-      'Predicted convergence',
-      c.status === 'ok'
-        ? `step ${num(c.predictedTotalSteps)} (interval ${num(c.lower)}–${num(c.upper)}); ${num(c.stepsDone)} done`
-        : `not yet: ${c.reason}`,
+      done ? 'Convergence' : 'Predicted convergence',
+      c.status !== 'ok'
+        ? `not yet: ${c.reason}`
+        : done
+          ? `converged after ${num(c.stepsDone)} steps (last prediction: step ${num(c.predictedTotalSteps)}, interval ${num(c.lower)}–${num(c.upper)})`
+          : `step ${num(c.predictedTotalSteps)} (interval ${num(c.lower)}–${num(c.upper)}); ${num(c.stepsDone)} done`,
     ],
-    [
-      'Speed model',
-      d.speed.fitted
-        ? `fitted on ${d.speed.measured.length} shapes`
-        : `not fitted yet (${d.speed.measured.length} shapes measured)`,
-    ],
+    ['Speed model', speedFact(d)],
     [
       'Loss points',
       `${d.loss.total}${d.loss.total > d.loss.points.length ? ` (${d.loss.points.length} drawn)` : ''}`,
     ],
   ];
-  const last = d.predictions.at(-1)?.completion;
-  if (last)
+  if (done)
+    pairs.push([
+      'Finished',
+      `${d.finishedAt === null ? '' : `${atJobTime(d.finishedAt)} of job time`}${d.jct === null ? '' : `, JCT ${duration(d.jct)}`}`,
+    ]);
+  else if (d.state !== 'failed' && d.remainingSec !== null)
     pairs.push([
       'Predicted completion',
-      `${clockTime(last.value)} (${clockTime(last.lower)} – ${clockTime(last.upper)})`,
+      `${remainingText(d.remainingSec)}${d.predictedCompletion ? `, ${wallClock(d.predictedCompletion.value)}` : ''}`,
     ]);
   replace(el, ...pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-fact': k }, v)]));
+}
+
+/** The speed model's state; the chart draws a prior until the job's own shapes fit a model. */
+function speedFact(d: JobDetail): string {
+  const n = d.speed.measured.length;
+  if (d.speed.fitted)
+    return n >= d.speed.needs
+      ? `fitted on ${n} measured shapes`
+      : n === 0
+        ? 'fitted on the shapes jobs of its model measured'
+        : `fitted on its ${n} measured ${n === 1 ? 'shape' : 'shapes'} and those jobs of its model measured`;
+  return `not fitted yet: ${n} of the ${d.speed.needs} shapes it needs measured; the chart shows a prior estimate`;
+}
+
+function speedNoteText(d: JobDetail): string {
+  const lines = d.speed.fitted
+    ? 'lines: predicted steps/s by workers, one per PS count (fitted model)'
+    : 'dashed lines: a prior estimate of steps/s by workers, one per PS count, until the model is fitted';
+  return `${lines}; dots: shapes measured so far`;
 }
 
 function renderLoss(chart: LiveChart, d: JobDetail): void {
@@ -178,10 +203,17 @@ function renderLoss(chart: LiveChart, d: JobDetail): void {
     data,
     c.status === 'ok'
       ? {
-          bands: [{ from: c.lower, to: c.upper, color: 'rgba(220,38,38,0.12)' }],
+          bands: [
+            {
+              from: c.lower,
+              to: c.upper,
+              color: 'rgba(220,38,38,0.12)',
+              label: 'interval of the predicted convergence step',
+            },
+          ],
           lines: [
-            { x: c.predictedTotalSteps, color: '#dc2626' },
-            { x: c.stepsDone, color: '#6b7280', dash: [4, 4] },
+            { x: c.predictedTotalSteps, color: '#dc2626', label: 'predicted convergence step' },
+            { x: c.stepsDone, color: '#6b7280', dash: [4, 4], label: 'steps done so far' },
           ],
         }
       : { bands: [], lines: [] },
@@ -189,8 +221,11 @@ function renderLoss(chart: LiveChart, d: JobDetail): void {
 }
 
 function renderPrediction(chart: LiveChart, d: JobDetail): void {
-  const p = d.predictions;
-  const x = p.map((q) => q.t / 1000);
+  // A prediction holds until the next refit: the last one is drawn on to now (a finished job's, to its end).
+  const end = d.finishedAt ?? d.elapsedSec;
+  const lastP = d.predictions.at(-1);
+  const p = lastP && end > lastP.at ? [...d.predictions, { ...lastP, at: end }] : d.predictions;
+  const x = p.map((q) => q.at);
   const data: uPlot.AlignedData = [
     x,
     p.map((q) => q.totalSteps?.value ?? null),
@@ -202,9 +237,10 @@ function renderPrediction(chart: LiveChart, d: JobDetail): void {
     {
       layout: 'prediction',
       options: {
-        axes: [{}, { label: 'steps' }],
+        scales: { x: { time: false } },
+        axes: [jobTimeAxis(jobTimeTicks), { label: 'steps' }],
         series: [
-          {},
+          jobTimeSeries(compactDuration),
           lineSeries('predicted total', '#dc2626', { paths: stepped }),
           lineSeries('lower', 'rgba(220,38,38,0.5)', { dash: [4, 4], width: 1, paths: stepped }),
           lineSeries('upper', 'rgba(220,38,38,0.5)', { dash: [4, 4], width: 1, paths: stepped }),
@@ -228,16 +264,20 @@ function renderSpeed(chart: LiveChart, d: JobDetail): void {
     const m = d.speed.measured.filter((s) => s.ps === ps).sort((a, b) => a.workers - b.workers);
     tables.push([m.map((s) => s.workers), m.map((s) => s.stepsPerSec)]);
   }
+  const prior = !d.speed.fitted;
   const series: uPlot.Series[] = [
     { label: 'workers' },
     ...psValues.map((ps, i) =>
-      lineSeries(`${ps} PS predicted`, PALETTE[i % PALETTE.length]!, { spanGaps: true }),
+      lineSeries(`${ps} PS ${prior ? 'prior' : 'predicted'}`, PALETTE[i % PALETTE.length]!, {
+        spanGaps: true,
+        ...(prior && { dash: [6, 4] }),
+      }),
     ),
     ...psValues.map((ps, i) => pointsSeries(`${ps} PS measured`, PALETTE[i % PALETTE.length]!, 9)),
   ];
   chart.render(
     {
-      layout: `speed:${psValues.join(',')}`,
+      layout: `speed:${psValues.join(',')}:${prior ? 'prior' : 'fitted'}`,
       options: { scales: { x: { time: false } }, axes: [{ label: 'workers' }, { label: 'steps/s' }], series },
     },
     tables.length ? align(tables) : [[], []],
@@ -250,32 +290,37 @@ function renderShape(chart: LiveChart, d: JobDetail): void {
   const workers: (number | null)[] = [];
   /** Indexes where a span starts: the starts and resizes, marked with a dot. */
   const starts: number[] = [];
-  const now = Date.now();
+  const now = d.elapsedSec;
   d.spans.forEach((s, i) => {
-    const prevEnd = d.spans[i - 1]?.until;
-    if (prevEnd != null && prevEnd < s.since) {
-      x.push(prevEnd / 1000);
+    const prevEnd = d.spans[i - 1]?.untilAt;
+    if (prevEnd != null && prevEnd < s.sinceAt) {
+      x.push(prevEnd);
       ps.push(null);
       workers.push(null);
     }
     starts.push(x.length);
-    x.push(s.since / 1000, (s.until ?? now) / 1000);
+    x.push(s.sinceAt, s.untilAt ?? Math.max(now, s.sinceAt));
     ps.push(s.ps, s.ps);
     workers.push(s.workers, s.workers);
   });
   const preRun = d.spans
     .filter((s) => s.preRun)
-    .map((s) => ({ from: s.since / 1000, to: (s.until ?? now) / 1000, color: 'rgba(234,88,12,0.18)' }));
+    .map((s) => ({
+      from: s.sinceAt,
+      to: s.untilAt ?? now,
+      color: 'rgba(234,88,12,0.18)',
+      label: 'pre-run speed sample',
+    }));
   const marks = { show: true, size: 8, filter: () => starts };
   chart.render(
     {
       // The dots' indexes are baked into the options: a new span rebuilds the chart.
       layout: `shape:${d.spans.length}`,
       options: {
-        axes: [{}, { label: 'tasks' }],
-        scales: { y: { range: (_u, _min, max) => [0, Math.max(2, max + 1)] } },
+        axes: [jobTimeAxis(jobTimeTicks), { label: 'tasks' }],
+        scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(2, max + 1)] } },
         series: [
-          {},
+          jobTimeSeries(compactDuration),
           lineSeries('PS', PALETTE[1]!, { points: marks }),
           lineSeries('workers', PALETTE[0]!, { points: marks }),
         ],

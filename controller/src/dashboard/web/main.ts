@@ -3,7 +3,7 @@
  * server-sent events (GET /api/v1/events). No page reloads; every asset comes from the controller.
  */
 import { duration } from '../format';
-import { api } from './api';
+import { api, followEvents } from './api';
 import { clusterPage } from './cluster-page';
 import { h, replace } from './dom';
 import { jobPage } from './job-page';
@@ -69,19 +69,23 @@ async function updateClock(): Promise<void> {
   replace(clock, `elapsed ${duration(o.elapsedSec)} of job time · time scale ×${o.timeScale}`);
 }
 
+const STREAM_TEXT = {
+  live: 'live',
+  reconnecting: 'reconnecting…',
+  off: 'snapshot (live updates off)',
+} as const;
+
 function connect(): void {
-  const es = api.events();
-  const state = (text: string, ok: boolean) => {
-    replace(live, h('span', { class: ok ? 'dot ok' : 'dot' }), ` ${text}`);
-    live.setAttribute('data-state', ok ? 'live' : 'offline');
-  };
-  es.addEventListener('open', () => state('live', true));
-  es.addEventListener('error', () => state('reconnecting…', false));
-  for (const type of ['hello', 'decision', 'job', 'progress', 'dropped'])
-    es.addEventListener(type, () => {
+  followEvents(
+    () => {
       main.setAttribute('data-events', String(Number(main.getAttribute('data-events') ?? 0) + 1));
       void refresh();
-    });
+    },
+    (s) => {
+      replace(live, h('span', { class: s === 'live' ? 'dot ok' : 'dot' }), ` ${STREAM_TEXT[s]}`);
+      live.setAttribute('data-state', s === 'reconnecting' ? 'offline' : s);
+    },
+  );
 }
 
 window.addEventListener('hashchange', show);
