@@ -111,6 +111,8 @@ function view(name: string, o: Partial<JobView>): JobView {
       remaining: { steps: 600, lower: 500, upper: 700 },
     },
     plan: PLAN,
+    target: null,
+    restartCost: { priorSec: 30, medianSec: null, usedSec: 30, samples: 0, last: null },
   };
   return jobViewSchema.parse({ ...base, ...o });
 }
