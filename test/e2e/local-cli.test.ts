@@ -102,7 +102,7 @@ describe('local mode command line', () => {
     expect(await r.exit).toBe(0);
     expect(r.stderr()).toContain('optimus local: SIGHUP, shutting down');
     // Plain change lines, e.g. "[   1 min 3 s] alpha: pre-run 1×1 (pre-run: measuring speed …)".
-    expect(r.stderr()).toMatch(/^\[ *[\d a-z]+\] alpha: (pending|pre-run|running) /m);
+    expect(r.stderr()).toMatch(/^\[ *[\d a-z]+\] alpha: (pending|pre-run|resizing|running) /m);
     expect(r.stderr()).not.toContain('\x1b[');
     await nothingLeft(dir);
   }, 120_000);
