@@ -4,8 +4,8 @@
  * starting again at a new shape — is `resizing`: it holds resources and will run, so it is never
  * "waiting" nor "new", whatever the last observation saw of its tasks (none, while they restart).
  *
- * "In flight" is an input: today the runtime's dispatcher says it (a rollout dispatched and not
- * settled); once a job's target is recorded, it is "observed ≠ target" — only the caller changes.
+ * "In flight" is an input: observed ≠ target (`rollout/in-flight.ts`, ADR 0035). `apiPhase` there
+ * says the same for the API's `phase`; this adds that a running job holding nothing is resizing.
  */
 import type { JobPhase } from './job-record';
 
